@@ -1,0 +1,53 @@
+// The template scan API for nvcc users: any trivially copyable value type, any associative
+// operator (a functor with `T operator()(const T&, const T&) const` callable on the device;
+// never assumed commutative), and an optional compile-time shape.
+//
+//   scankit::device::inclusive_scan(d_in, d_out, n, op, stream, &ws, options);
+//   scankit::device::exclusive_scan(d_in, d_out, n, init, op, stream);
+//   scankit::device::inclusive_scan<scankit::device::policy<128, 8, scankit::block_scan_algorithm::brent_kung>>(...);
+//
+// The strategy is chosen at run time by options.strategy; the block algorithm and coarsening
+// come from the policy (the default one is tuned per value size), and options that ask for
+// another shape are rejected with scankit::error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "scankit/device/device/scan_dispatch.cuh"
+#include "scankit/operators.hpp"
+
+namespace scankit::device {
+
+// The tuned shape for the value type.
+struct tuned {};
+
+template <int BlockThreads, int ItemsPerThread, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>
+using policy = device_detail::scan_policy<BlockThreads, ItemsPerThread, Algorithm>;
+
+template <class Policy, class T>
+using resolved_policy =
+    std::conditional_t<std::is_same_v<Policy, tuned>, device_detail::tuned_scan_policy<T>, Policy>;
+
+template <class Policy = tuned, class T, class Op>
+void inclusive_scan(const T* in, T* out, std::int64_t n, Op op, cudaStream_t stream = nullptr, workspace* ws = nullptr,
+                    const scan_options& options = {}) {
+  device_detail::dispatch_scan<resolved_policy<Policy, T>>("scankit::inclusive_scan", in, out, n, false, T{}, op, stream,
+                                                           ws, options);
+}
+
+template <class Policy = tuned, class T, class Op>
+void exclusive_scan(const T* in, T* out, std::int64_t n, T init, Op op, cudaStream_t stream = nullptr,
+                    workspace* ws = nullptr, const scan_options& options = {}) {
+  device_detail::dispatch_scan<resolved_policy<Policy, T>>("scankit::exclusive_scan", in, out, n, true, init, op, stream,
+                                                           ws, options);
+}
+
+// Bytes of workspace a scan of n items needs (0 when it needs none).
+template <class T, class Op, class Policy = tuned>
+std::size_t scan_workspace_bytes(std::int64_t n, const scan_options& options = {}) {
+  return device_detail::scan_workspace_bytes_for<resolved_policy<Policy, T>, T, Op>("scankit::scan_workspace_bytes", n,
+                                                                                    options);
+}
+
+}  // namespace scankit::device

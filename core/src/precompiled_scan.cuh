@@ -1,0 +1,137 @@
+// Shared by the per-type translation units of the precompiled scan overloads: maps the run-time
+// operator and options onto template instantiations.
+//
+// What is precompiled, for each value type: every strategy; every block algorithm for `plus`;
+// the default block algorithm (warp-of-warps) for the other operators; the tuned coarsening,
+// plus 1, 2, 4, 8 and 16 items per thread for int32 and float sums (what the lab and the
+// benchmarks sweep). Other shapes are one template instantiation away in scankit/device/scan.cuh.
+#pragma once
+
+#include <string>
+
+#include "scankit/device/scan.cuh"
+#include "scankit/scan.hpp"
+
+namespace scankit::precompiled {
+
+using device_detail::scan_policy;
+using device_detail::scan_tuning;
+
+template <class T, class Op, int K>
+void run_with_algorithm(const char* function, const T* in, T* out, std::int64_t n, bool exclusive, const T& init,
+                        Op op, cudaStream_t stream, workspace* ws, scan_options options, bool all_algorithms) {
+  constexpr int B = scan_tuning<T>::block_threads;
+  const block_scan_algorithm algorithm = options.block_algorithm;
+  options.block_algorithm = block_scan_algorithm::automatic;
+  options.items_per_thread = 0;
+  if (algorithm == block_scan_algorithm::automatic || algorithm == block_scan_algorithm::warp_of_warps) {
+    return device_detail::dispatch_scan<scan_policy<B, K, block_scan_algorithm::warp_of_warps>>(
+        function, in, out, n, exclusive, init, op, stream, ws, options);
+  }
+  if (!all_algorithms) {
+    throw error(std::string(function) + ": block algorithm " + to_string(algorithm) +
+                " is precompiled for the plus operator only; use scankit/device/scan.cuh for other operators");
+  }
+  switch (algorithm) {
+    case block_scan_algorithm::kogge_stone_double_buffer:
+      return device_detail::dispatch_scan<scan_policy<B, K, block_scan_algorithm::kogge_stone_double_buffer>>(
+          function, in, out, n, exclusive, init, op, stream, ws, options);
+    case block_scan_algorithm::kogge_stone_read_sync_write:
+      return device_detail::dispatch_scan<scan_policy<B, K, block_scan_algorithm::kogge_stone_read_sync_write>>(
+          function, in, out, n, exclusive, init, op, stream, ws, options);
+    default:
+      return device_detail::dispatch_scan<scan_policy<B, K, block_scan_algorithm::brent_kung>>(
+          function, in, out, n, exclusive, init, op, stream, ws, options);
+  }
+}
+
+template <class T>
+constexpr bool has_coarsening_sweep = std::is_same_v<T, std::int32_t> || std::is_same_v<T, float>;
+
+template <class T, class Op>
+void run_with_shape(const char* function, const T* in, T* out, std::int64_t n, bool exclusive, const T& init, Op op,
+                    cudaStream_t stream, workspace* ws, const scan_options& options, bool all_algorithms) {
+  constexpr int tuned_k = scan_tuning<T>::items_per_thread;
+  const int k = options.items_per_thread;
+  if (k == 0 || k == tuned_k) {
+    return run_with_algorithm<T, Op, tuned_k>(function, in, out, n, exclusive, init, op, stream, ws, options,
+                                              all_algorithms);
+  }
+  if constexpr (has_coarsening_sweep<T> && std::is_same_v<Op, plus_op>) {
+    switch (k) {
+      case 1: return run_with_algorithm<T, Op, 1>(function, in, out, n, exclusive, init, op, stream, ws, options, true);
+      case 2: return run_with_algorithm<T, Op, 2>(function, in, out, n, exclusive, init, op, stream, ws, options, true);
+      case 4: return run_with_algorithm<T, Op, 4>(function, in, out, n, exclusive, init, op, stream, ws, options, true);
+      case 8: return run_with_algorithm<T, Op, 8>(function, in, out, n, exclusive, init, op, stream, ws, options, true);
+      default: break;
+    }
+  }
+  throw error(std::string(function) + ": options.items_per_thread = " + std::to_string(k) +
+              " is not precompiled for this type and operator (tuned: " + std::to_string(tuned_k) +
+              "; int32 and float sums also offer 1, 2, 4, 8); use scankit/device/scan.cuh");
+}
+
+template <class T>
+void run(const char* function, const T* in, T* out, std::int64_t n, bool exclusive, const T& init, scan_op op,
+         cudaStream_t stream, workspace* ws, const scan_options& options) {
+  if (!op_supported<T>(op)) {
+    throw error(std::string(function) + ": operator " + to_string(op) + " needs an integral value type");
+  }
+  switch (op) {
+    case scan_op::plus:
+      return run_with_shape(function, in, out, n, exclusive, init, plus_op{}, stream, ws, options, true);
+    case scan_op::maximum:
+      return run_with_shape(function, in, out, n, exclusive, init, maximum_op{}, stream, ws, options, false);
+    case scan_op::minimum:
+      return run_with_shape(function, in, out, n, exclusive, init, minimum_op{}, stream, ws, options, false);
+    default:
+      break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case scan_op::bit_and:
+        return run_with_shape(function, in, out, n, exclusive, init, bit_and_op{}, stream, ws, options, false);
+      case scan_op::bit_or:
+        return run_with_shape(function, in, out, n, exclusive, init, bit_or_op{}, stream, ws, options, false);
+      default:
+        return run_with_shape(function, in, out, n, exclusive, init, bit_xor_op{}, stream, ws, options, false);
+    }
+  }
+}
+
+template <class T>
+std::size_t workspace_bytes(std::int64_t n, const scan_options& options) {
+  // The workspace depends on the tile size only through the tile count; the smallest tile offered
+  // needs the most, so answer for the shape actually requested.
+  const int k = options.items_per_thread == 0 ? scan_tuning<T>::items_per_thread : options.items_per_thread;
+  scan_options plain = options;
+  plain.items_per_thread = 0;
+  plain.block_algorithm = block_scan_algorithm::automatic;
+  constexpr int B = scan_tuning<T>::block_threads;
+  switch (k) {
+    case 1: return device_detail::scan_workspace_bytes_for<scan_policy<B, 1>, T, plus_op>("scankit::scan_workspace_bytes", n, plain);
+    case 2: return device_detail::scan_workspace_bytes_for<scan_policy<B, 2>, T, plus_op>("scankit::scan_workspace_bytes", n, plain);
+    case 4: return device_detail::scan_workspace_bytes_for<scan_policy<B, 4>, T, plus_op>("scankit::scan_workspace_bytes", n, plain);
+    case 8: return device_detail::scan_workspace_bytes_for<scan_policy<B, 8>, T, plus_op>("scankit::scan_workspace_bytes", n, plain);
+    default:
+      return device_detail::scan_workspace_bytes_for<scan_policy<B, scan_tuning<T>::items_per_thread>, T, plus_op>(
+          "scankit::scan_workspace_bytes", n, plain);
+  }
+}
+
+}  // namespace scankit::precompiled
+
+#define SCANKIT_DEFINE_PRECOMPILED_SCAN(T)                                                                     \
+  namespace scankit {                                                                                          \
+  void inclusive_scan(const T* in, T* out, std::int64_t n, scan_op op, cudaStream_t stream, workspace* ws,     \
+                      const scan_options& options) {                                                           \
+    precompiled::run<T>("scankit::inclusive_scan", in, out, n, false, T{}, op, stream, ws, options);           \
+  }                                                                                                            \
+  void exclusive_scan(const T* in, T* out, std::int64_t n, T init, scan_op op, cudaStream_t stream,            \
+                      workspace* ws, const scan_options& options) {                                            \
+    precompiled::run<T>("scankit::exclusive_scan", in, out, n, true, init, op, stream, ws, options);           \
+  }                                                                                                            \
+  std::size_t scan_workspace_bytes(const T*, std::int64_t n, const scan_options& options) {                    \
+    return precompiled::workspace_bytes<T>(n, options);                                                        \
+  }                                                                                                            \
+  }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what scankit needs from Debian's packages when it is missing. The CUDA toolkit (nvcc,
+# CCCL) is expected to be installed already (/usr/local/cuda); it is not in Debian's archive.
+set -euo pipefail
+
+need=()
+have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
+command -v cmake >/dev/null || need+=(cmake)
+command -v g++ >/dev/null || need+=(g++)
+command -v ccache >/dev/null || need+=(ccache)
+[[ -f /usr/include/gtest/gtest.h ]] || need+=(libgtest-dev libgmock-dev)
+[[ -f /usr/include/benchmark/benchmark.h ]] || need+=(libbenchmark-dev)
+
+
+if ((${#need[@]})); then
+  echo "bootstrap: installing ${need[*]}"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if ! command -v nvcc >/dev/null; then
+  if [[ -x /usr/local/cuda/bin/nvcc ]]; then
+    echo "bootstrap: add /usr/local/cuda/bin to PATH"
+  else
+    echo "bootstrap: nvcc not found: install the CUDA toolkit (13.x) first" >&2
+    exit 1
+  fi
+fi
