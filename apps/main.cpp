@@ -7,6 +7,8 @@
 #include "scankit/error.hpp"
 
 int run_scan_demo(int argc, char** argv);  // scan_demo.cu
+int run_compact_app(int argc, char** argv);  // compact_app.cpp
+int run_lab(int argc, char** argv);        // lab/lab_main.cpp
 
 namespace {
 void print_usage(std::ostream& os) {
@@ -16,6 +18,12 @@ void print_usage(std::ostream& os) {
         "  scan    scan a generated array with every strategy, check each result against the host\n"
         "          reference and report time, GB/s and the fraction of device copy bandwidth\n"
         "          (`scankit scan --help` lists its options)\n"
+        "  lab     the scan lab: runs the experiments of the seed documents (three-launch vs CPU, warp\n"
+        "          shuffle vs shared-memory block scans, barriers, coarsening sweep, work and depth, CUB,\n"
+        "          scaling to 2^30) with tables, CSV, JSON and plots (`scankit lab --help` lists them)\n"
+        "  compact filter the records of a dataset file on the GPU (drop NaN or out-of-range values of a\n"
+        "          column) with stream compaction, checked against the host reference\n"
+        "          (`scankit compact --help` lists its options)\n"
         "\n"
         "Without a CUDA device the commands say so and run only the host reference.\n";
 }
@@ -29,6 +37,8 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     if (command == "scan") return run_scan_demo(argc - 1, argv + 1);
+    if (command == "compact") return run_compact_app(argc - 1, argv + 1);
+    if (command == "lab") return run_lab(argc - 1, argv + 1);
   } catch (const scankit::error& e) {
     std::cerr << "scankit: " << e.what() << "\n";
     return 2;

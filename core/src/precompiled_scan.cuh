@@ -119,6 +119,77 @@ std::size_t workspace_bytes(std::int64_t n, const scan_options& options) {
   }
 }
 
+// Kernel facts for the lab: the tile kernel of the requested strategy and shape.
+template <class T, int K, block_scan_algorithm Algorithm>
+scan_kernel_info describe_shape(const scan_options& options) {
+  constexpr int B = scan_tuning<T>::block_threads;
+  using policy_t = scan_policy<B, K, Algorithm>;
+  using device_detail::tile_prefix_source;
+  const void* kernel = nullptr;
+  switch (device_detail::resolve_strategy(options)) {
+    case scan_strategy::chained:
+      kernel = reinterpret_cast<const void*>(
+          &device_detail::scan_tiles_kernel<policy_t, tile_prefix_source::chained, T, plus_op>);
+      break;
+    case scan_strategy::decoupled_look_back:
+      kernel = reinterpret_cast<const void*>(
+          &device_detail::scan_tiles_kernel<policy_t, tile_prefix_source::decoupled_look_back, T, plus_op>);
+      break;
+    default:
+      kernel = reinterpret_cast<const void*>(
+          &device_detail::scan_tiles_kernel<policy_t, tile_prefix_source::independent, T, plus_op>);
+      break;
+  }
+  cudaFuncAttributes attributes{};
+  SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  int blocks = 0;
+  SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, B, 0));
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  int max_threads = 0;
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  using block_scan = device_detail::block_scan_t<Algorithm, T, B>;
+  scan_kernel_info info;
+  info.block_threads = B;
+  info.items_per_thread = K;
+  info.registers_per_thread = attributes.numRegs;
+  info.static_shared_bytes = static_cast<int>(attributes.sharedSizeBytes);
+  info.max_blocks_per_sm = blocks;
+  info.occupancy = static_cast<double>(blocks * B) / max_threads;
+  info.block_barriers = block_scan::barriers;
+  info.block_scan_operations = block_scan::operations;
+  return info;
+}
+
+template <class T, int K>
+scan_kernel_info describe_algorithm(const scan_options& options) {
+  switch (options.block_algorithm) {
+    case block_scan_algorithm::kogge_stone_double_buffer:
+      return describe_shape<T, K, block_scan_algorithm::kogge_stone_double_buffer>(options);
+    case block_scan_algorithm::kogge_stone_read_sync_write:
+      return describe_shape<T, K, block_scan_algorithm::kogge_stone_read_sync_write>(options);
+    case block_scan_algorithm::brent_kung:
+      return describe_shape<T, K, block_scan_algorithm::brent_kung>(options);
+    default:
+      return describe_shape<T, K, block_scan_algorithm::warp_of_warps>(options);
+  }
+}
+
+template <class T>
+scan_kernel_info describe(const scan_options& options) {
+  switch (options.items_per_thread) {
+    case 0:
+    case scan_tuning<T>::items_per_thread: return describe_algorithm<T, scan_tuning<T>::items_per_thread>(options);
+    case 1: return describe_algorithm<T, 1>(options);
+    case 2: return describe_algorithm<T, 2>(options);
+    case 4: return describe_algorithm<T, 4>(options);
+    case 8: return describe_algorithm<T, 8>(options);
+    default:
+      throw error("scankit::describe_scan_kernel: options.items_per_thread = " +
+                  std::to_string(options.items_per_thread) + " is not precompiled (0, 1, 2, 4, 8, 16)");
+  }
+}
+
 }  // namespace scankit::precompiled
 
 #define SCANKIT_DEFINE_PRECOMPILED_SCAN(T)                                                                     \

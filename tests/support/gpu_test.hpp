@@ -40,7 +40,7 @@ class device_buffer {
  public:
   device_buffer() = default;
   explicit device_buffer(std::size_t count) : count_(count) {
-    if (count > 0) SCANKIT_CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T)));
+    if (count > 0) SCANKIT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));  // g++: no typed overload
   }
   explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) { upload(host); }
   ~device_buffer() {

@@ -44,6 +44,26 @@ SCANKIT_DECLARE_SCAN(double)
 
 #undef SCANKIT_DECLARE_SCAN
 
+// What the compiler and the occupancy calculator say about the kernel a scan would run
+// (the main tile kernel of the chosen strategy). Needs a CUDA device; throws scankit::error for
+// options that are not precompiled for the type.
+struct scan_kernel_info {
+  int block_threads = 0;
+  int items_per_thread = 0;
+  int registers_per_thread = 0;
+  int static_shared_bytes = 0;
+  int max_blocks_per_sm = 0;       // cudaOccupancyMaxActiveBlocksPerMultiprocessor
+  double occupancy = 0;            // resident threads / maximum threads per SM
+  int block_barriers = 0;          // __syncthreads() executed by the block scan, per tile
+  long long block_scan_operations = 0;  // operator applications of the block scan, per tile
+};
+
+#define SCANKIT_DECLARE_KERNEL_INFO(T) \
+  scan_kernel_info describe_scan_kernel(const T* /*type tag*/, const scan_options& options = {});
+SCANKIT_DECLARE_KERNEL_INFO(std::int32_t)
+SCANKIT_DECLARE_KERNEL_INFO(float)
+#undef SCANKIT_DECLARE_KERNEL_INFO
+
 // True when a CUDA device is visible to this process (no exception; for apps and tests).
 bool cuda_device_available() noexcept;
 

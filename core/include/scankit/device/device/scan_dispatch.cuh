@@ -126,7 +126,7 @@ struct scan_strategies {
     args.seed = init;
     args.ticket = view.ticket;
     args.state = make_tile_state<T>(view.state_slots, view.scratch, static_cast<std::size_t>(args.tiles), view.epoch);
-    args.backoff = scan_tuning<T>::backoff;
+    args.backoff = Policy::backoff;
     scan_tiles_kernel<Policy, Source><<<static_cast<unsigned>(args.tiles), threads, 0, stream>>>(args, op);
     check_launch(Source == tile_prefix_source::chained                   ? "scan_tiles_kernel (chained)"
                  : Source == tile_prefix_source::deterministic_look_back ? "scan_tiles_kernel (deterministic look-back)"

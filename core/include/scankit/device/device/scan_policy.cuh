@@ -7,7 +7,8 @@
 
 namespace scankit::device_detail {
 
-template <int BlockThreads, int ItemsPerThread, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>
+template <int BlockThreads, int ItemsPerThread, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps,
+          unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024>
 struct scan_policy {
   static_assert(BlockThreads >= 32 && BlockThreads <= 1024 && (BlockThreads & (BlockThreads - 1)) == 0,
                 "block size must be a power of two between 32 and 1024");
@@ -16,6 +17,8 @@ struct scan_policy {
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr block_scan_algorithm algorithm = Algorithm;
+  // Look-back back-off: __nanosleep from the first value, doubling up to the maximum.
+  static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
 };
 
 // Tuned for the H200 (sm_90): 256 threads and 16 KiB tiles (at that tile size a plain copy
@@ -26,7 +29,6 @@ struct scan_tuning {
   static constexpr int tile_bytes = 16384;
   static constexpr int items_per_thread =
       sizeof(T) >= 16 ? 4 : (tile_bytes / block_threads) / static_cast<int>(sizeof(T));
-  static constexpr look_back_backoff backoff{32, 1024};
 };
 
 template <class T, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>

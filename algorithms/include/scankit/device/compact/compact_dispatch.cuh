@@ -1,0 +1,187 @@
+// Device layer (compaction): host-side checks, workspace planning and launches.
+//
+//   single_pass  one launch of compact_tiles_kernel (one tile: no workspace, no look-back)
+//   three_step   flags kernel; exclusive sum of the flags by the scan engine (the precompiled
+//                scankit::exclusive_scan on uint32, or uint64 from n = 2^32); scatter kernel
+// n == 0 launches nothing: d_count is set to 0 with cudaMemsetAsync.
+#pragma once
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include "scankit/compact_options.hpp"
+#include "scankit/detail/check_arguments.hpp"
+#include "scankit/detail/compact_arguments.hpp"
+#include "scankit/device/compact/compact_policy.cuh"
+#include "scankit/device/compact/compact_tiles_kernel.cuh"
+#include "scankit/device/compact/three_step_kernels.cuh"
+#include "scankit/error.hpp"
+#include "scankit/scan.hpp"
+#include "scankit/workspace.hpp"
+
+namespace scankit::device_detail {
+
+inline void check_compact_launch(const char* kernel) {
+  const cudaError_t code = cudaGetLastError();
+  if (code != cudaSuccess) throw cuda_error(code, std::string("launch of ") + kernel);
+}
+
+constexpr std::size_t compact_round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+inline compact_strategy resolve_compact_strategy(const compact_options& options) {
+  return options.strategy == compact_strategy::three_step ? compact_strategy::three_step
+                                                          : compact_strategy::single_pass;
+}
+
+// 32-bit offsets hold counts up to 2^32 - 1, enough for any n < 2^32.
+inline bool needs_64bit_offsets(long long n, const compact_options& options) {
+  return options.force_64bit_offsets || n > static_cast<long long>(UINT32_MAX);
+}
+
+template <class Policy>
+constexpr long long compact_tiles_for(long long n) {
+  return (n + Policy::tile_items - 1) / Policy::tile_items;
+}
+
+// Checks shared by every compaction: count, options, and a tile count the grid can hold.
+template <class Policy>
+void check_compact_common(const char* function, std::int64_t n, const compact_options& options) {
+  detail::check_count(function, n);
+  detail::check_compact_options(function, options);
+  if (compact_tiles_for<Policy>(n) > INT_MAX) {
+    throw error(std::string(function) + ": n = " + std::to_string(n) + " needs more than 2^31 - 1 tiles of " +
+                std::to_string(Policy::tile_items) + " items; use a policy with a larger tile");
+  }
+}
+
+// d_count: not null, and outside every array the call touches.
+inline void check_count_target(const char* function, const std::int64_t* d_count,
+                               std::initializer_list<detail::array_extent> arrays) {
+  detail::check_count_output(function, d_count);
+  for (const detail::array_extent& a : arrays) detail::check_count_disjoint(function, d_count, a);
+}
+
+template <class Source, class Sink>
+void run_three_step(Source source, const Sink& sink, long long n, std::int64_t* d_count, bool in_place, bool wide,
+                    cudaStream_t stream, workspace& storage) {
+  using T = typename Source::item_type;
+  using V = typename Source::value_type;
+  const auto count = static_cast<std::size_t>(n);
+  const std::size_t offset_bytes = compact_round_up_256(count * (wide ? sizeof(std::uint64_t) : sizeof(std::uint32_t)));
+  // In place, the scatter would overwrite items other threads have yet to read: it reads a copy.
+  const std::size_t staged_items = in_place ? compact_round_up_256(count * sizeof(T)) : 0;
+  std::size_t staged_values = 0;
+  if constexpr (Source::has_values) staged_values = in_place ? compact_round_up_256(count * sizeof(V)) : 0;
+  const std::size_t scan_bytes =
+      wide ? scankit::scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), n)
+           : scankit::scan_workspace_bytes(static_cast<const std::uint32_t*>(nullptr), n);
+
+  // One allocation: offsets, staged copies, then the scan's own workspace (wrapped caller memory,
+  // so the scan cannot reallocate what the offsets live in).
+  const workspace_view view =
+      storage.prepare(0, offset_bytes + staged_items + staged_values + compact_round_up_256(scan_bytes), stream);
+  auto* cursor = static_cast<unsigned char*>(view.scratch);
+  void* offsets = cursor;
+  cursor += offset_bytes;
+  if (in_place) {
+    SCANKIT_CUDA_CHECK(cudaMemcpyAsync(cursor, source.in, count * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+    source.in = reinterpret_cast<const T*>(cursor);
+    cursor += staged_items;
+    if constexpr (Source::has_values) {
+      SCANKIT_CUDA_CHECK(
+          cudaMemcpyAsync(cursor, source.values, count * sizeof(V), cudaMemcpyDeviceToDevice, stream));
+      source.values = reinterpret_cast<const V*>(cursor);
+      cursor += staged_values;
+    }
+  }
+  workspace scan_workspace(scan_bytes != 0 ? cursor : nullptr, scan_bytes);
+
+  const long long blocks = (n + three_step_block_threads - 1) / three_step_block_threads;
+  const auto grid = static_cast<unsigned>(blocks < (1 << 20) ? blocks : (1 << 20));
+  auto* offsets32 = wide ? nullptr : static_cast<std::uint32_t*>(offsets);
+  auto* offsets64 = wide ? static_cast<std::uint64_t*>(offsets) : nullptr;
+
+  compact_flags_kernel<Source><<<grid, three_step_block_threads, 0, stream>>>(source, n, offsets32, offsets64);
+  check_compact_launch("compact_flags_kernel (three-step, step 1)");
+  workspace* scan_ws = scan_bytes != 0 ? &scan_workspace : nullptr;
+  if (wide) {
+    scankit::exclusive_scan(offsets64, offsets64, n, std::uint64_t{0}, scan_op::plus, stream, scan_ws);
+  } else {
+    scankit::exclusive_scan(offsets32, offsets32, n, std::uint32_t{0}, scan_op::plus, stream, scan_ws);
+  }
+  compact_scatter_kernel<Source, Sink>
+      <<<grid, three_step_block_threads, 0, stream>>>(source, sink, n, offsets32, offsets64, d_count);
+  check_compact_launch("compact_scatter_kernel (three-step, step 3)");
+}
+
+// The one entry every compaction goes through once its arguments are checked. `in_place`: an
+// output is its input (select, unique), which the single pass handles with fences on the narrow
+// state and the three-step with a staged copy.
+template <class Policy, class Source, class Sink>
+void run_compaction(const Source& source, const Sink& sink, long long n, std::int64_t* d_count, bool in_place,
+                    cudaStream_t stream, workspace* ws, const compact_options& options) {
+  static_assert(std::is_trivially_copyable_v<typename Source::item_type>, "items must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<typename Source::value_type>, "values must be trivially copyable");
+  if (n == 0) {
+    SCANKIT_CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(std::int64_t), stream));
+    return;
+  }
+  const bool wide = needs_64bit_offsets(n, options);
+  workspace temporary;  // used when the caller gives none; freed stream-ordered after the launches
+  workspace& storage = ws != nullptr ? *ws : temporary;
+
+  if (resolve_compact_strategy(options) == compact_strategy::three_step) {
+    run_three_step(source, sink, n, d_count, in_place, wide, stream, storage);
+    return;
+  }
+
+  const long long tiles = compact_tiles_for<Policy>(n);
+  compact_tiles_args<Source, Sink> args{source,  sink,    n, tiles, d_count, nullptr, narrow_selection_state{},
+                                        wide_selection_state{}, wide, in_place && !wide};
+  if (tiles > 1) {
+    const std::size_t state_scratch = wide ? tile_state_scratch_bytes<unsigned long long>(static_cast<std::size_t>(tiles)) : 0;
+    const workspace_view view = storage.prepare(static_cast<std::size_t>(tiles), state_scratch, stream);
+    args.ticket = view.ticket;
+    if (wide) {
+      args.wide = make_tile_state<unsigned long long>(view.state_slots, view.scratch, static_cast<std::size_t>(tiles),
+                                                      view.epoch);
+    } else {
+      args.narrow =
+          make_tile_state<std::uint32_t>(view.state_slots, nullptr, static_cast<std::size_t>(tiles), view.epoch);
+    }
+  }
+  compact_tiles_kernel<Policy, Source, Sink>
+      <<<static_cast<unsigned>(tiles), Policy::block_threads, 0, stream>>>(args);
+  check_compact_launch(tiles > 1 ? "compact_tiles_kernel (single pass)" : "compact_tiles_kernel (one tile)");
+}
+
+// Workspace bytes a compaction of n items needs (0: none); the same for every sink.
+template <class Policy, class Source>
+std::size_t compact_workspace_bytes_for(long long n, const compact_options& options, bool in_place) {
+  if (n <= 0) return 0;
+  const bool wide = needs_64bit_offsets(n, options);
+  const auto count = static_cast<std::size_t>(n);
+  if (resolve_compact_strategy(options) == compact_strategy::three_step) {
+    std::size_t bytes = compact_round_up_256(count * (wide ? 8 : 4));
+    if (in_place) {
+      bytes += compact_round_up_256(count * sizeof(typename Source::item_type));
+      if constexpr (Source::has_values) bytes += compact_round_up_256(count * sizeof(typename Source::value_type));
+    }
+    bytes += compact_round_up_256(wide ? scankit::scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), n)
+                                       : scankit::scan_workspace_bytes(static_cast<const std::uint32_t*>(nullptr), n));
+    return workspace::bytes_needed(0, bytes);
+  }
+  const long long tiles = compact_tiles_for<Policy>(n);
+  if (tiles <= 1) return 0;
+  return workspace::bytes_needed(
+      static_cast<std::size_t>(tiles),
+      wide ? tile_state_scratch_bytes<unsigned long long>(static_cast<std::size_t>(tiles)) : 0);
+}
+
+}  // namespace scankit::device_detail

@@ -1,0 +1,50 @@
+// Device layer (compaction): the compile-time shape of a compaction tile and its tuning.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "scankit/device/tile/look_back.cuh"
+
+namespace scankit::device {
+struct tuned;  // the tag "use the tuned shape" (defined in scankit/device/scan.cuh)
+}
+
+namespace scankit::device_detail {
+
+// One tile = BlockThreads x ItemsPerThread items. Each thread keeps its items' selection flags in
+// one 32-bit mask, hence at most 32 items per thread. Any type with these members (for example
+// scankit::device::policy<B, K> of the scan engine) serves as a compaction policy.
+template <int BlockThreads, int ItemsPerThread, unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024>
+struct compact_policy {
+  static_assert(BlockThreads >= 32 && BlockThreads <= 1024 && (BlockThreads & (BlockThreads - 1)) == 0,
+                "block size must be a power of two between 32 and 1024");
+  static_assert(ItemsPerThread >= 1 && ItemsPerThread <= 32, "items per thread must be in 1..32");
+  static constexpr int block_threads = BlockThreads;
+  static constexpr int items_per_thread = ItemsPerThread;
+  static constexpr int tile_items = BlockThreads * ItemsPerThread;
+  static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
+};
+
+// Tuned for the H200 (sm_90), after the scan engine's measurement: 256 threads and tiles of
+// 16 KiB of the widest array the pass reads per item (the items, a stencil, or the values of
+// unique_by_key), so the scatter buffer in shared memory is 16 KiB too. 1-byte items stop at
+// 32 per thread (8 KiB tiles): the selection mask has 32 bits.
+template <std::size_t WidestBytes>
+struct compact_tuning {
+  static constexpr int block_threads = 256;
+  static constexpr int tile_bytes = 16384;
+  static constexpr int by_size = static_cast<int>(tile_bytes / block_threads / WidestBytes);
+  static constexpr int items_per_thread = by_size < 1 ? 1 : (by_size > 32 ? 32 : by_size);
+};
+
+template <std::size_t WidestBytes>
+using tuned_compact_policy =
+    compact_policy<compact_tuning<WidestBytes>::block_threads, compact_tuning<WidestBytes>::items_per_thread>;
+
+// `scankit::device::tuned` becomes the tuned policy for the widest per-item array.
+template <class Policy, std::size_t WidestBytes>
+using resolved_compact_policy =
+    std::conditional_t<std::is_same_v<Policy, scankit::device::tuned>, tuned_compact_policy<WidestBytes>, Policy>;
+
+}  // namespace scankit::device_detail

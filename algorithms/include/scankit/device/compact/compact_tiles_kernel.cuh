@@ -1,0 +1,178 @@
+// Device layer (compaction): the single-pass kernel. One block per tile:
+//
+//   1. tile id from the ticket (the engine's draw_tile_ticket), so predecessors are running;
+//   2. load K items per thread (tile_io: 16-byte vectors, warp transpose), plus the values of
+//      unique_by_key; the source turns them into a selection mask per thread;
+//   3. block scan of the per-thread counts -> offset in the tile and the tile's count; thread 0
+//      publishes the count at once (tile_selection_offsets: the engine's tile_state);
+//   4. every thread compacts its items into shared memory, in output order (tile_scatter);
+//   5. warp 0 looks back (the engine's decoupled_look_back) for the tile's offset and publishes
+//      its inclusive prefix; a block barrier hands the offset to everyone;
+//   6. coalesced stores of the tile's run; the last tile writes the total count to d_count.
+// Step 4 sits between publishing and the look-back so that the shared-memory work overlaps the
+// look-back's latency; the items are out of registers by then. A launch with one tile draws no
+// ticket, publishes nothing and needs no workspace.
+//
+// In place (out == in, for select and unique; values_out == values_in for unique_by_key). Tile t
+// reads in[base_t, base_t + T) (unique also reads in[base_t - 1]) and writes
+// out[offset_t, offset_t + count_t), where offset_t (selected items before tile t) <= base_t
+// and offset_t + count_t <= base_t + valid_t. So its writes land only on input of tiles <= t.
+//  * Tile t itself loaded all its input into registers before its count scan's barriers, and it
+//    writes only after them.
+//  * Every earlier tile t' has finished reading its input when t writes: t writes only after its
+//    look-back returned, the look-back returns only after reading a prefix published by some
+//    tile p < t and the aggregates (or prefixes) of every tile in (p, t), each tile publishes
+//    only after reading all its input (step 2 precedes step 3), and p published its prefix only
+//    after its own look-back had seen every tile before it (induction down to tile 0). The
+//    memory-order side of this chain is in tile_selection_offsets.cuh.
+//  * Later tiles never read anything tile t writes: their input starts at base_t + T.
+//  * unique's extra read in[base_t - 1] may meet a write by an earlier tile, but only a harmless
+//    one: out[p] for p = base_t - 1 is written by a tile < t only if the p-th selected item has an
+//    input index i with p <= i <= base_t - 1, i.e. i = p, so the value written is the value read.
+// Partition cannot run in place: the rejected items fill the array from the back, over input
+// that later tiles have not read.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "scankit/device/block/tile_io.cuh"
+#include "scankit/device/compact/selection_sources.cuh"
+#include "scankit/device/compact/tile_scatter.cuh"
+#include "scankit/device/compact/tile_selection_offsets.cuh"
+#include "scankit/device/tile/look_back.cuh"
+#include "scankit/device/tile/tile_state.cuh"
+#include "scankit/device/tile/tile_ticket.cuh"
+
+namespace scankit::device_detail {
+
+template <class Source, class Sink>
+struct compact_tiles_args {
+  Source source;
+  Sink sink;
+  long long n;
+  long long tiles;
+  std::int64_t* d_count;
+  std::uint32_t* ticket;          // tiles > 1
+  narrow_selection_state narrow;  // tiles > 1 and !wide
+  wide_selection_state wide;      // tiles > 1 and wide
+  bool use_wide;
+  bool fence;                     // in place with the narrow state (see tile_selection_offsets.cuh)
+};
+
+// Shared memory of one tile: the item area serves first the tile_io transpose, then the
+// compacted tile; the value area likewise for unique_by_key.
+template <class Policy, class Source>
+struct compact_tile_storage {
+  using T = typename Source::item_type;
+  using V = typename Source::value_type;
+  static constexpr int K = Policy::items_per_thread;
+  static constexpr int B = Policy::block_threads;
+
+  template <class U>
+  static constexpr std::size_t area_bytes() {
+    const std::size_t io = sizeof(typename tile_io<U, K, B>::storage);
+    const std::size_t tile = sizeof(U) * static_cast<std::size_t>(Policy::tile_items);
+    return io > tile ? io : tile;
+  }
+  static constexpr std::size_t value_area_bytes() {
+    if constexpr (Source::has_values) {
+      return area_bytes<V>();
+    } else {
+      return 16;
+    }
+  }
+
+  alignas(16) unsigned char item_area[area_bytes<T>()];
+  alignas(16) unsigned char value_area[value_area_bytes()];
+  typename Source::template storage<Policy> extra;
+  typename tile_selection_offsets<B>::storage offsets;
+  std::uint32_t tile_id;
+};
+
+template <class Policy, class Source, class Sink>
+__global__ void __launch_bounds__(Policy::block_threads)
+    compact_tiles_kernel(const compact_tiles_args<Source, Sink> args) {
+  constexpr int K = Policy::items_per_thread;
+  constexpr int B = Policy::block_threads;
+  constexpr int tile_items = Policy::tile_items;
+  using T = typename Source::item_type;
+  using V = typename Source::value_type;
+  using storage_t = compact_tile_storage<Policy, Source>;
+  using offsets = tile_selection_offsets<B>;
+  using item_io = tile_io<T, K, B>;
+  static_assert(sizeof(storage_t) <= 48 * 1024,
+                "compaction tile too large for static shared memory: use a policy with fewer items per tile");
+  __shared__ storage_t s;
+
+  long long tile = 0;
+  if (args.tiles > 1) {
+    if (threadIdx.x == 0) s.tile_id = draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles));
+    __syncthreads();
+    tile = s.tile_id;
+  }
+  const long long base = tile * tile_items;
+  const long long remaining = args.n - base;
+  const int valid = remaining < tile_items ? static_cast<int>(remaining) : tile_items;
+  const bool full = valid == tile_items;
+
+  // 2. Load and flag.
+  const auto prefetched = args.source.template prefetch<Policy>(base, valid);
+  T items[K];
+  if (full) {
+    item_io::load_full(args.source.in + base, items, *reinterpret_cast<typename item_io::storage*>(s.item_area),
+                       item_io::aligned(args.source.in));
+  } else {
+    item_io::load_partial(args.source.in + base, items, valid);
+  }
+  [[maybe_unused]] V values[Source::has_values ? K : 1];
+  if constexpr (Source::has_values) {
+    using value_io = tile_io<V, K, B>;
+    if (full) {
+      value_io::load_full(args.source.values + base, values,
+                          *reinterpret_cast<typename value_io::storage*>(s.value_area),
+                          value_io::aligned(args.source.values));
+    } else {
+      value_io::load_partial(args.source.values + base, values, valid);
+    }
+  }
+  const std::uint32_t mask = args.source.template tile_flags<Policy>(items, prefetched, base, valid, s.extra);
+
+  // 3. Count, scan the counts, publish the tile's count.
+  const typename offsets::tile_counts counts = offsets::scan_counts(__popc(mask), s.offsets);
+  if (args.tiles > 1) {
+    if (args.use_wide) {
+      offsets::publish_count(args.wide, tile, counts.tile_count, false);
+    } else {
+      offsets::publish_count(args.narrow, tile, counts.tile_count, args.fence);
+    }
+  }
+
+  // 4. Compact into shared memory (every warp is past its transpose: the count scan's barriers).
+  T* const item_buffer = reinterpret_cast<T*>(s.item_area);
+  args.sink.template gather<Policy>(items, mask, counts.thread_offset, valid, counts.tile_count, item_buffer);
+  if constexpr (Source::has_values) {
+    args.sink.template gather<Policy>(values, mask, counts.thread_offset, valid, counts.tile_count,
+                                      reinterpret_cast<V*>(s.value_area));
+  }
+
+  // 5. The tile's offset.
+  if (args.use_wide) {
+    offsets::look_back(args.wide, tile, counts.tile_count, Policy::backoff, false, s.offsets);
+  } else {
+    offsets::look_back(args.narrow, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
+  }
+  __syncthreads();
+  const unsigned long long prefix = s.offsets.tile_prefix;
+
+  // 6. Store the tile's run(s) and, from the last tile, the count.
+  args.sink.template store<Policy>(item_buffer, prefix, counts.tile_count, base, valid, args.n);
+  if constexpr (Source::has_values) {
+    args.sink.template store_values<Policy>(reinterpret_cast<const V*>(s.value_area), prefix, counts.tile_count);
+  }
+  if (tile == args.tiles - 1 && threadIdx.x == 0) {
+    *args.d_count = static_cast<std::int64_t>(prefix + static_cast<unsigned long long>(counts.tile_count));
+  }
+}
+
+}  // namespace scankit::device_detail

@@ -1,0 +1,159 @@
+// Block layer (compaction): what decides whether an item is selected. A "source" names the
+// arrays a compaction reads and turns a tile's items into a 32-bit selection mask per thread
+// (bit k: the thread's item k is selected); it also answers for single items (the three-step
+// strategy).
+//
+//   predicate_source  pred(in[i])                           select_if, partition_if
+//   stencil_source    pred(stencil[i])                      select_by_stencil, select_flagged
+//   unique_source     i == 0 || !eq(in[i-1], in[i])         unique, unique_by_key (with values)
+//
+// The kernel loads the items (tile_io, blocked: thread t owns items t*K .. t*K+K-1 of the tile)
+// and the values of unique_by_key; a source loads what else it needs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "scankit/device/block/tile_io.cuh"
+#include "scankit/device/util/shuffle.cuh"
+
+namespace scankit::device_detail {
+
+// Marks a compaction without values (everything but unique_by_key).
+struct no_values {};
+
+// Bits of the items t*K .. t*K+K-1 (first = t*K) that lie inside the tile's `valid` items.
+template <int K>
+__device__ __forceinline__ std::uint32_t valid_item_mask(int first, int valid) {
+  constexpr std::uint32_t all = K == 32 ? 0xffffffffu : ((1u << K) - 1u);
+  const int left = valid - first;
+  if (left >= K) return all;
+  if (left <= 0) return 0u;
+  return (1u << left) - 1u;
+}
+
+template <class T, class Pred>
+struct predicate_source {
+  using item_type = T;
+  using value_type = no_values;
+  static constexpr bool has_values = false;
+  static constexpr std::size_t widest_bytes = sizeof(T);
+  template <class Policy>
+  struct storage {};
+  struct prefetched {};
+
+  const T* in;
+  Pred pred;
+
+  template <class Policy>
+  __device__ __forceinline__ prefetched prefetch(long long, int) const {
+    return {};
+  }
+
+  template <class Policy>
+  __device__ __forceinline__ std::uint32_t tile_flags(const T (&items)[Policy::items_per_thread], const prefetched&,
+                                                      long long, int valid, storage<Policy>&) const {
+    constexpr int K = Policy::items_per_thread;
+    std::uint32_t mask = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (pred(items[k])) mask |= 1u << k;
+    }
+    return mask & valid_item_mask<K>(static_cast<int>(threadIdx.x) * K, valid);
+  }
+
+  __device__ __forceinline__ bool flag_at(long long i) const { return pred(in[i]); }
+};
+
+template <class T, class S, class Pred>
+struct stencil_source {
+  using item_type = T;
+  using value_type = no_values;
+  static constexpr bool has_values = false;
+  static constexpr std::size_t widest_bytes = sizeof(T) > sizeof(S) ? sizeof(T) : sizeof(S);
+  template <class Policy>
+  struct storage {
+    typename tile_io<S, Policy::items_per_thread, Policy::block_threads>::storage io;
+  };
+  struct prefetched {};
+
+  const T* in;
+  const S* stencil;
+  Pred pred;
+
+  template <class Policy>
+  __device__ __forceinline__ prefetched prefetch(long long, int) const {
+    return {};
+  }
+
+  template <class Policy>
+  __device__ __forceinline__ std::uint32_t tile_flags(const T (&)[Policy::items_per_thread], const prefetched&,
+                                                      long long base, int valid, storage<Policy>& s) const {
+    constexpr int K = Policy::items_per_thread;
+    using io = tile_io<S, K, Policy::block_threads>;
+    S marks[K];
+    if (valid == Policy::tile_items) {
+      io::load_full(stencil + base, marks, s.io, io::aligned(stencil));
+    } else {
+      io::load_partial(stencil + base, marks, valid);
+    }
+    std::uint32_t mask = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (pred(marks[k])) mask |= 1u << k;
+    }
+    return mask & valid_item_mask<K>(static_cast<int>(threadIdx.x) * K, valid);
+  }
+
+  __device__ __forceinline__ bool flag_at(long long i) const { return pred(stencil[i]); }
+};
+
+// Keeps the first item of every run of equal items (by `eq`). With V != no_values the kernel
+// carries the values along (unique_by_key).
+template <class T, class Eq, class V = no_values>
+struct unique_source {
+  using item_type = T;
+  using value_type = V;
+  static constexpr bool has_values = !std::is_same_v<V, no_values>;
+  static constexpr std::size_t widest_bytes = has_values && sizeof(V) > sizeof(T) ? sizeof(V) : sizeof(T);
+  template <class Policy>
+  struct storage {};
+  // The item just before this warp's first item (lane 0 only; loaded before the tile, so the
+  // two loads overlap).
+  struct prefetched {
+    T before;
+  };
+
+  const T* in;
+  const V* values;  // unique_by_key only
+  Eq eq;
+
+  template <class Policy>
+  __device__ __forceinline__ prefetched prefetch(long long base, int valid) const {
+    prefetched p{};
+    const int warp_first = warp_id() * 32 * Policy::items_per_thread;
+    if (lane_id() == 0 && warp_first < valid && base + warp_first > 0) p.before = in[base + warp_first - 1];
+    return p;
+  }
+
+  template <class Policy>
+  __device__ __forceinline__ std::uint32_t tile_flags(const T (&items)[Policy::items_per_thread],
+                                                      const prefetched& p, long long base, int valid,
+                                                      storage<Policy>&) const {
+    constexpr int K = Policy::items_per_thread;
+    const int first = static_cast<int>(threadIdx.x) * K;
+    T previous = shuffle_up(items[K - 1], 1u);  // the last item of the thread before
+    if (lane_id() == 0) previous = p.before;
+    std::uint32_t mask = (base + first == 0 || !eq(previous, items[0])) ? 1u : 0u;
+#pragma unroll
+    for (int k = 1; k < K; ++k) {
+      if (!eq(items[k - 1], items[k])) mask |= 1u << k;
+    }
+    return mask & valid_item_mask<K>(first, valid);
+  }
+
+  __device__ __forceinline__ bool flag_at(long long i) const { return i == 0 || !eq(in[i - 1], in[i]); }
+};
+
+}  // namespace scankit::device_detail

@@ -1,0 +1,92 @@
+// Tile layer (compaction): where a tile's selected items go, from the engine's look-back.
+//
+// Every thread knows how many of its items are selected. A block scan of these counts gives each
+// thread its offset inside the tile and the tile's count (the tile aggregate). The tile's offset
+// in the output (the selected items of all tiles before it) comes from the single-pass protocol
+// of the scan engine, reused as it is: tile_state publishes the count, decoupled_look_back (one
+// warp) sums the counts and prefixes of the predecessors, and the tile publishes its inclusive
+// prefix. Nothing of the protocol is re-implemented here.
+//
+// Two tile states, picked at run time by the dispatch:
+//  * narrow: tile_state<uint32_t>, the packed one-word form (status and count in one relaxed
+//    64-bit atomic). Exact while the total count fits in 32 bits, i.e. for n < 2^32.
+//  * wide:   tile_state<unsigned long long>, the split form (payload, then status with release;
+//    status with acquire, then payload), for n >= 2^32.
+//
+// Memory order. The counts themselves need nothing beyond what tile_state gives (see
+// tile_state.cuh). Compaction in place (out == in) needs more: a tile writes output over input
+// that its predecessors must have read already. The argument (compact_tiles_kernel.cuh) is that
+// every tile reads all its input before it publishes anything, so the reads must happen-before
+// the successor's writes. The wide state's release/acquire gives that (the block's loads are
+// ordered before thread 0's release store by the block barrier of the count scan, and the
+// look-back lanes pass a block barrier after their acquire loads before anyone writes). The
+// narrow state is relaxed, so in place the block adds the fence pattern: a fence before each
+// publication (release pattern) and a fence after the look-back (acquire pattern). Without
+// in place those fences are skipped: no memory other than the counts is communicated.
+#pragma once
+
+#include <cstdint>
+
+#include "scankit/device/block/block_scan_warp_of_warps.cuh"
+#include "scankit/device/tile/look_back.cuh"
+#include "scankit/device/tile/tile_state.cuh"
+#include "scankit/operators.hpp"
+
+namespace scankit::device_detail {
+
+using narrow_selection_state = tile_state<std::uint32_t>;
+using wide_selection_state = tile_state<unsigned long long>;
+
+template <int BlockThreads>
+struct tile_selection_offsets {
+  using block_scan = block_scan_warp_of_warps<int, BlockThreads>;
+
+  struct storage {
+    typename block_scan::storage scan;
+    unsigned long long tile_prefix;
+  };
+
+  struct tile_counts {
+    int thread_offset;  // selected items of the threads before this one, in this tile
+    int tile_count;     // selected items of the whole tile
+  };
+
+  // Block scan of the per-thread counts (two block barriers). Every thread must call it.
+  static __device__ __forceinline__ tile_counts scan_counts(int count, storage& s) {
+    const block_scan_result<int> scanned = block_scan::scan(count, s.scan, plus_op{});
+    return {threadIdx.x == 0 ? 0 : scanned.exclusive, scanned.aggregate};
+  }
+
+  // Publishes the tile's count as soon as it is known: as its inclusive prefix for tile 0, as
+  // its aggregate otherwise. Call after scan_counts (whose barriers order every thread's input
+  // loads before this store), only when the launch has more than one tile.
+  template <class V, bool Packed>
+  static __device__ __forceinline__ void publish_count(const tile_state<V, Packed>& state, long long tile,
+                                                       int tile_count, bool fence) {
+    if (threadIdx.x == 0) {
+      if (fence) __threadfence();  // release pattern for the packed (relaxed) state
+      state.publish(tile, tile == 0 ? flag_prefix : flag_aggregate, static_cast<V>(tile_count));
+    }
+  }
+
+  // Warp 0 of a tile > 0 looks back, publishes the inclusive prefix and leaves the exclusive one
+  // in s.tile_prefix (tile 0: 0). The caller then passes a block barrier and reads s.tile_prefix.
+  template <class V, bool Packed>
+  static __device__ __forceinline__ void look_back(const tile_state<V, Packed>& state, long long tile, int tile_count,
+                                                   look_back_backoff backoff, bool fence, storage& s) {
+    if (tile == 0) {
+      if (threadIdx.x == 0) s.tile_prefix = 0;
+      return;
+    }
+    if (threadIdx.x < 32) {
+      const V prefix = decoupled_look_back<V>(state, tile, plus_op{}, backoff);
+      if (fence) __threadfence();  // acquire pattern (and release for the prefix below)
+      if (threadIdx.x == 0) {
+        state.publish(tile, flag_prefix, static_cast<V>(prefix + static_cast<V>(tile_count)));
+        s.tile_prefix = prefix;
+      }
+    }
+  }
+};
+
+}  // namespace scankit::device_detail

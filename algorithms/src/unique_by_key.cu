@@ -1,0 +1,68 @@
+// Precompiled unique_by_key: 32-bit integer keys (as uint32) with 4-byte values (as uint32), and
+// 64-bit integer keys (as uint64) with 8-byte values (as uint64).
+#include "precompiled_compact.cuh"
+
+#define SCANKIT_DEFINE_UNIQUE_BY_KEY(K, V)                                                                      \
+  namespace scankit {                                                                                           \
+  void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_out, std::int64_t* d_count,   \
+                     std::int64_t n, cudaStream_t stream, workspace* ws, const compact_options& options) {      \
+    device::unique_by_key(precompiled::as_bits(keys_in), precompiled::as_bits(values_in),                       \
+                          precompiled::as_bits(keys_out), precompiled::as_bits(values_out), d_count, n, stream, \
+                          ws, options);                                                                         \
+  }                                                                                                             \
+  std::int64_t unique_by_key_count_host(const K* keys_in, const V* values_in, K* keys_out, V* values_out,       \
+                                        std::int64_t n, cudaStream_t stream, workspace* ws,                     \
+                                        const compact_options& options) {                                       \
+    return device::unique_by_key_count_host(precompiled::as_bits(keys_in), precompiled::as_bits(values_in),     \
+                                            precompiled::as_bits(keys_out), precompiled::as_bits(values_out), n, \
+                                            stream, ws, options);                                               \
+  }                                                                                                             \
+  }
+#define SCANKIT_DEFINE_UNIQUE_BY_KEY_32(K) \
+  SCANKIT_DEFINE_UNIQUE_BY_KEY(K, std::int32_t) SCANKIT_DEFINE_UNIQUE_BY_KEY(K, std::uint32_t) SCANKIT_DEFINE_UNIQUE_BY_KEY(K, float)
+#define SCANKIT_DEFINE_UNIQUE_BY_KEY_64(K) \
+  SCANKIT_DEFINE_UNIQUE_BY_KEY(K, std::int64_t) SCANKIT_DEFINE_UNIQUE_BY_KEY(K, std::uint64_t) SCANKIT_DEFINE_UNIQUE_BY_KEY(K, double)
+
+SCANKIT_DEFINE_UNIQUE_BY_KEY_32(std::int32_t)
+SCANKIT_DEFINE_UNIQUE_BY_KEY_32(std::uint32_t)
+SCANKIT_DEFINE_UNIQUE_BY_KEY_64(std::int64_t)
+SCANKIT_DEFINE_UNIQUE_BY_KEY_64(std::uint64_t)
+
+namespace scankit {
+
+// Sizing for callers who allocate their workspace: the tuned tile of the widest per-item array.
+std::size_t compact_workspace_bytes(std::int64_t n, std::size_t item_bytes, std::size_t extra_bytes,
+                                    const compact_options& options) {
+  detail::check_count("scankit::compact_workspace_bytes", n);
+  detail::check_compact_options("scankit::compact_workspace_bytes", options);
+  const std::size_t widest = item_bytes > extra_bytes ? item_bytes : extra_bytes;
+  // Other item sizes are answered for the smallest tile (1 item per thread: the most state
+  // slots); the staged copies of a three-step call in place come from item_bytes and extra_bytes.
+  long long tile_items = device_detail::compact_tuning<1>::block_threads;  // other sizes: 1 item per thread
+  switch (widest) {
+    case 1: tile_items = device_detail::tuned_compact_policy<1>::tile_items; break;
+    case 2: tile_items = device_detail::tuned_compact_policy<2>::tile_items; break;
+    case 4: tile_items = device_detail::tuned_compact_policy<4>::tile_items; break;
+    case 8: tile_items = device_detail::tuned_compact_policy<8>::tile_items; break;
+    case 16: tile_items = device_detail::tuned_compact_policy<16>::tile_items; break;
+    default: break;
+  }
+  if (n <= 0) return 0;
+  const bool wide = device_detail::needs_64bit_offsets(n, options);
+  const auto count = static_cast<std::size_t>(n);
+  if (device_detail::resolve_compact_strategy(options) == compact_strategy::three_step) {
+    std::size_t bytes = device_detail::compact_round_up_256(count * (wide ? 8 : 4));
+    bytes += device_detail::compact_round_up_256(count * item_bytes);
+    bytes += device_detail::compact_round_up_256(count * extra_bytes);
+    bytes += device_detail::compact_round_up_256(
+        wide ? scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), n)
+             : scan_workspace_bytes(static_cast<const std::uint32_t*>(nullptr), n));
+    return workspace::bytes_needed(0, bytes);
+  }
+  const long long tiles = (n + tile_items - 1) / tile_items;
+  if (tiles <= 1) return 0;
+  const auto slots = static_cast<std::size_t>(tiles);
+  return workspace::bytes_needed(slots, wide ? device_detail::tile_state_scratch_bytes<unsigned long long>(slots) : 0);
+}
+
+}  // namespace scankit

@@ -1,0 +1,9 @@
+// The template-API matrix (strategies x shapes x {int32 plus, affine composition}) for the
+// brent_kung block scan. The suite itself lives in scan_matrix.cuh.
+#include "scan_matrix.cuh"
+
+namespace scankit::testing {
+
+INSTANTIATE_TYPED_TEST_SUITE_P(BrentKung, ScanMatrix, matrix_cases<block_scan_algorithm::brent_kung>, matrix_case_name);
+
+}  // namespace scankit::testing
