@@ -329,12 +329,49 @@ step_bench() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Extra steps, each one binary whose output goes to OUTDIR (not in the default STEPS):
+#   tune     bench/tune_scan: shapes and back-off of the single-pass kernel  -> tune_scan.{log,json}
+#   compact  bench/bench_compact: compaction against CUB                     -> bench_compact.{log,json}
+#   lab      apps/scankit lab (LAB_ARGS, default --quick)                    -> OUTDIR/lab/, lab.log
+#   cli      compute-sanitizer (memcheck, racecheck, synccheck) on `scankit scan --n 300000`: every
+#            strategy x block algorithm of the precompiled int32 sum at 74 tiles -> sanitizer_cli.log
+step_binary() {
+  local name=$1 bin=$2 limit=$3; shift 3
+  if [[ ! -x "$bin" ]]; then add "$name: $bin NOT FOUND"; fail_step "$name"; return; fi
+  say "$name: $bin $* (limit ${limit}s)"
+  local t0 rc
+  t0=$(date +%s)
+  run_limited "$limit" "$bin" "$@" >"$OUTDIR/$name.log" 2>&1
+  rc=$?
+  add "$name: exit $rc after $(( $(date +%s) - t0 ))s ($name.log)"
+  (( rc == 0 )) || fail_step "$name"
+}
+step_cli_sanitizer() {
+  local sanitizer log="$OUTDIR/sanitizer_cli.log" tool rc errors
+  sanitizer=$(find_sanitizer) || { add "cli sanitizer: compute-sanitizer NOT FOUND"; fail_step cli; return; }
+  : >"$log"
+  for tool in memcheck racecheck synccheck; do
+    run_limited 120 "$sanitizer" --tool "$tool" --error-exitcode 1 "$BUILD_DIR/apps/scankit" scan --n 300000 \
+      --repeat 1 >"$TMP/run.log" 2>&1
+    rc=$?
+    cat "$TMP/run.log" >>"$log"
+    errors=$(grep -E 'ERROR SUMMARY' "$TMP/run.log" | tail -n 1 | sed 's/^=* *//')
+    add "sanitizer $tool scankit scan: ${errors:-no ERROR SUMMARY line} | exit $rc"
+    (( rc == 0 )) || fail_step "cli:$tool"
+  done
+}
+
 for step in $STEPS; do
   case "$step" in
     tests) step_tests ;;
     sanitizer) step_sanitizer ;;
     bench) step_bench ;;
-    *) add "unknown step '$step' (known: tests sanitizer bench)"; fail_step "$step" ;;
+    tune) step_binary tune_scan "$BUILD_DIR/bench/tune_scan" 200 --json "$OUTDIR/tune_scan.json" ;;
+    compact) step_binary bench_compact "$BUILD_DIR/bench/bench_compact" 200 \
+               --benchmark_out="$OUTDIR/bench_compact.json" --benchmark_out_format=json ;;
+    lab) step_binary lab "$BUILD_DIR/apps/scankit" 400 lab ${LAB_ARGS:---quick} --out "$OUTDIR/lab" ;;
+    cli) step_cli_sanitizer ;;
+    *) add "unknown step '$step' (known: tests sanitizer bench tune compact lab cli)"; fail_step "$step" ;;
   esac
 done
 

@@ -63,7 +63,9 @@ scaling_verdict judge_scaling(const std::vector<std::int64_t>& n, const std::vec
   std::vector<double> log_n, log_t, per_element;
   std::vector<std::int64_t> used;
   for (std::size_t i = 0; i < std::min(n.size(), ms.size()); ++i) {
-    if (static_cast<double>(n[i]) * element_bytes <= static_cast<double>(l2_bytes) || !(ms[i] > 0)) continue;
+    // Only sizes whose traffic (input read + output written) is at least 4x the L2: below that a
+    // large part of it is served from the cache, which bends the curve.
+    if (2.0 * static_cast<double>(n[i]) * element_bytes < 4.0 * static_cast<double>(l2_bytes) || !(ms[i] > 0)) continue;
     used.push_back(n[i]);
     log_n.push_back(std::log(static_cast<double>(n[i])));
     log_t.push_back(std::log(ms[i]));
@@ -71,7 +73,7 @@ scaling_verdict judge_scaling(const std::vector<std::int64_t>& n, const std::vec
   }
   v.points = static_cast<int>(used.size());
   if (v.points < 2) {
-    v.summary = "not enough sizes beyond the L2 size (" + std::to_string(v.points) +
+    v.summary = "not enough sizes whose traffic is 4x the L2 size or more (" + std::to_string(v.points) +
                 " of the 2 needed): add larger sizes with --scaling-sizes";
     return v;
   }
@@ -87,7 +89,7 @@ scaling_verdict judge_scaling(const std::vector<std::int64_t>& n, const std::vec
   v.linear = v.flat && std::fabs(v.exponent - 1.0) <= 0.1;
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "%s: from %s to %s (%d sizes beyond the L2) time per element stays within %s (%.4g..%.4g ns), "
+                "%s: from %s to %s (%d sizes with traffic >= 4x L2) time per element stays within %s (%.4g..%.4g ns), "
                 "fitted growth N^%.3f; an N log N scan would add %s over this range",
                 v.linear ? "linear" : "NOT linear", format_size(v.first_n).c_str(), format_size(v.last_n).c_str(),
                 v.points, percent(v.spread).c_str(), v.min_ns_per_element, v.max_ns_per_element, v.exponent,

@@ -838,7 +838,7 @@ experiment_report experiment_7(lab_context& c) {
     e.notices.push_back("chained scan measured only up to " + format_size(c.plan.chained_scaling_limit) +
                         " in quick mode (each tile waits for its predecessor: it is slow at large N); --full runs it at every size");
   auto fits = new_table(7, "scaling_fit",
-                        fmt("sizes whose input exceeds the L2 cache (%.1f MB): time per element flat within 15%% and "
+                        fmt("sizes that move at least 4x the L2 cache (%.1f MB): time per element flat within 15%% and "
                             "fitted exponent within 0.1 of 1 = linear",
                             c.device.l2_bytes / 1e6),
                         {"variant", "sizes", "from", "to", "exponent", "ns_per_element_min", "ns_per_element_max",

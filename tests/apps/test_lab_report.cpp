@@ -238,13 +238,13 @@ TEST(LabAnalysis, LinearScalingIsRecognised) {
     launch_bound.push_back(0.005);
   }
   const scaling_verdict v = judge_scaling(n, linear, 4, l2);
-  EXPECT_EQ(v.points, 4);  // 2^24 .. 2^30 have inputs above 60 MiB
-  EXPECT_EQ(v.first_n, std::int64_t(1) << 24);
+  EXPECT_EQ(v.points, 3);  // 2^26 .. 2^30 move at least 4 x 60 MiB (input + output)
+  EXPECT_EQ(v.first_n, std::int64_t(1) << 26);
   EXPECT_EQ(v.last_n, std::int64_t(1) << 30);
   EXPECT_TRUE(v.flat);
   EXPECT_TRUE(v.linear);
   EXPECT_NEAR(v.exponent, 1.0, 0.01);
-  EXPECT_NEAR(v.n_log_n_growth, 30.0 / 24.0 - 1.0, 1e-12);
+  EXPECT_NEAR(v.n_log_n_growth, 30.0 / 26.0 - 1.0, 1e-12);
   EXPECT_EQ(v.summary.rfind("linear", 0), 0u) << v.summary;
 
   const scaling_verdict bad = judge_scaling(n, n_log_n, 4, l2);

@@ -31,8 +31,8 @@ struct scan_options {
   scan_strategy strategy = scan_strategy::automatic;
   block_scan_algorithm block_algorithm = block_scan_algorithm::automatic;
   // Items each thread scans serially (coarsening). 0 picks the tuned value for the value type.
-  // The precompiled library offers 1, 2, 4, 8 and 16 for 4-byte values and the tuned value
-  // otherwise; the template API takes any positive value at compile time.
+  // The precompiled library offers 1, 2, 4, 8 and 16 for int32 and float sums and the tuned
+  // value otherwise; the template API takes any positive value at compile time.
   int items_per_thread = 0;
   // Floating-point results with the same bits on every run (same input, same GPU). Only the
   // decoupled look-back needs it (its association follows the timing of the tiles); it then uses

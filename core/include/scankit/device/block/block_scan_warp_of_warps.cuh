@@ -30,6 +30,7 @@ struct block_scan_warp_of_warps {
     if (warp == 0) {
       // Lanes beyond the warp count repeat the last total; their results are never written.
       T total = s.warp_inclusive[lane < warps ? lane : warps - 1];
+      __syncwarp();  // every lane has read before any lane overwrites (lanes past `warps` share a slot)
       T scanned = warp_inclusive_scan(total, op);
       if (lane < warps) s.warp_inclusive[lane] = scanned;
     }
