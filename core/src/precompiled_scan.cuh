@@ -129,20 +129,20 @@ scan_kernel_info describe_shape(const scan_options& options) {
   switch (device_detail::resolve_strategy(options)) {
     case scan_strategy::chained:
       kernel = reinterpret_cast<const void*>(
-          &device_detail::single_pass_scan_kernel<policy_t, tile_prefix_source::chained, T, plus_op>);
+          &device_detail::scan_tiles_kernel<policy_t, tile_prefix_source::chained, T, plus_op>);
       break;
     case scan_strategy::decoupled_look_back:
       kernel = options.deterministic && !std::is_integral_v<T>
                    ? reinterpret_cast<const void*>(
-                         &device_detail::single_pass_scan_kernel<policy_t, tile_prefix_source::deterministic_look_back,
-                                                                 T, plus_op>)
+                         &device_detail::scan_tiles_kernel<policy_t, tile_prefix_source::deterministic_look_back, T,
+                                                           plus_op>)
                    : reinterpret_cast<const void*>(
-                         &device_detail::single_pass_scan_kernel<policy_t, tile_prefix_source::decoupled_look_back, T,
-                                                                 plus_op>);
+                         &device_detail::scan_tiles_kernel<policy_t, tile_prefix_source::decoupled_look_back, T,
+                                                           plus_op>);
       break;
     default:
       kernel = reinterpret_cast<const void*>(
-          &device_detail::scan_tiles_kernel<policy_t, T, plus_op>);
+          &device_detail::scan_tiles_kernel<policy_t, tile_prefix_source::independent, T, plus_op>);
       break;
   }
   cudaFuncAttributes attributes{};

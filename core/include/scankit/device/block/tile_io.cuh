@@ -101,48 +101,6 @@ struct tile_io {
     for (int k = 0; k < K; ++k) mine[k] = items[k];
   }
 
-  // Asynchronous form of load_full for the software pipeline of the single-pass kernel: each
-  // thread starts copies of its striped chunks straight into the swizzled shared segment
-  // (cp.async, no registers held), then commits them as one group. finish_async_load waits for
-  // the copies and reads the items back blocked. Only for vectorizable shapes and aligned input.
-  static __device__ __forceinline__ void start_async_load(const T* tile, storage& s) {
-    if constexpr (vectorizable) {
-      const int lane = lane_id();
-      const int warp = warp_id();
-      const int4* source = reinterpret_cast<const int4*>(tile) + warp * chunks_per_warp;
-      int4* segment = s.chunks + warp * chunks_per_warp;
-#pragma unroll
-      for (int q = 0; q < chunks_per_thread; ++q) {
-        const auto shared_address =
-            static_cast<unsigned>(__cvta_generic_to_shared(segment + swizzle(q * 32 + lane)));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address), "l"(source + q * 32 + lane)
-                     : "memory");
-      }
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-  }
-
-  // `newer_groups_in_flight`: whether this thread has committed a later group (the next tile's
-  // copies) that must not be waited for.
-  static __device__ __forceinline__ void finish_async_load(T (&items)[K], storage& s, bool newer_groups_in_flight) {
-    if (newer_groups_in_flight) {
-      asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-    } else {
-      asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-    }
-    __syncwarp();  // the other lanes' copies into this warp's segment are complete and visible
-    if constexpr (vectorizable) {
-      const int lane = lane_id();
-      int4* segment = s.chunks + warp_id() * chunks_per_warp;
-#pragma unroll
-      for (int q = 0; q < chunks_per_thread; ++q) {
-        int4 mine = segment[swizzle(lane * chunks_per_thread + q)];
-        memcpy(&items[q * items_per_chunk], &mine, 16);
-      }
-      __syncwarp();
-    }
-  }
-
   static __device__ __forceinline__ void store_partial(T* tile, const T (&items)[K], int valid) {
     const int first = static_cast<int>(threadIdx.x) * K;
 #pragma unroll

@@ -9,7 +9,6 @@
 // Inputs that fit in one tile take one launch with one block, whatever the strategy.
 #pragma once
 
-#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -32,25 +31,6 @@ inline void check_launch(const char* kernel) {
 }
 
 constexpr std::size_t round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-// Blocks of `kernel` that fit on the current device at once (capped by the tile count): the grid
-// of the persistent single-pass kernel. The occupancy answer is cached per kernel and device.
-template <class Kernel>
-int resident_grid(Kernel* kernel, int threads, long long tiles) {
-  constexpr int max_devices = 64;
-  static std::atomic<int> cached[max_devices];
-  int device = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
-  int blocks = device < max_devices ? cached[device].load(std::memory_order_relaxed) : 0;
-  if (blocks == 0) {
-    int per_sm = 0, sms = 0;
-    SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
-    SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    blocks = per_sm * sms > 0 ? per_sm * sms : 1;
-    if (device < max_devices) cached[device].store(blocks, std::memory_order_relaxed);
-  }
-  return static_cast<int>(tiles < blocks ? tiles : blocks);
-}
 
 template <class Policy, class T, class Op>
 struct scan_strategies {
@@ -99,7 +79,7 @@ struct scan_strategies {
     scan_tiles_args<T> args = base_args(in, out, n, exclusive);
     args.has_seed = exclusive;
     args.seed = init;
-    scan_tiles_kernel<Policy><<<1, threads, 0, stream>>>(args, op);
+    scan_tiles_kernel<Policy, tile_prefix_source::independent><<<1, threads, 0, stream>>>(args, op);
     check_launch("scan_tiles_kernel (single tile)");
   }
 
@@ -110,7 +90,7 @@ struct scan_strategies {
     T* totals = reinterpret_cast<T*>(scratch);
     scan_tiles_args<T> args = base_args(in, out, n, exclusive);
     args.tile_totals = totals;
-    scan_tiles_kernel<Policy>
+    scan_tiles_kernel<Policy, tile_prefix_source::independent>
         <<<static_cast<unsigned>(tiles), threads, 0, stream>>>(args, op);
     check_launch("scan_tiles_kernel (three-launch, pass 1)");
     // Exclusive: tile t's offset is init op totals[0..t-1]; inclusive: totals[0..t-1].
@@ -132,7 +112,7 @@ struct scan_strategies {
     scan_tiles_args<T> args = base_args(in, out, n, exclusive);
     args.tile_prefixes = totals;
     args.tile_prefixes_exclusive = exclusive;
-    scan_tiles_kernel<Policy>
+    scan_tiles_kernel<Policy, tile_prefix_source::independent>
         <<<static_cast<unsigned>(tiles), threads, 0, stream>>>(args, op);
     check_launch("scan_tiles_kernel (reduce-then-scan, pass 3)");
   }
@@ -147,8 +127,7 @@ struct scan_strategies {
     args.ticket = view.ticket;
     args.state = make_tile_state<T>(view.state_slots, view.scratch, static_cast<std::size_t>(args.tiles), view.epoch);
     args.backoff = Policy::backoff;
-    const int grid = resident_grid(single_pass_scan_kernel<Policy, Source, T, Op>, threads, args.tiles);
-    single_pass_scan_kernel<Policy, Source><<<grid, threads, 0, stream>>>(args, op);
+    scan_tiles_kernel<Policy, Source><<<static_cast<unsigned>(args.tiles), threads, 0, stream>>>(args, op);
     check_launch(Source == tile_prefix_source::chained                   ? "scan_tiles_kernel (chained)"
                  : Source == tile_prefix_source::deterministic_look_back ? "scan_tiles_kernel (deterministic look-back)"
                                                                          : "scan_tiles_kernel (decoupled look-back)");

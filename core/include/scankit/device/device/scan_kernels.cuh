@@ -58,36 +58,7 @@ struct tile_kernel_storage {
   std::uint32_t tile_id;
 };
 
-// Scans a tile's items in registers once the block knows the tile's exclusive prefix (if any):
-// each thread's prefix is the tile prefix and the totals of the threads before it.
-template <int K, class T, class Op>
-__device__ __forceinline__ void scan_items_with_prefix(T (&items)[K], const block_scan_result<T>& scanned,
-                                                       bool has_tile_prefix, const T& tile_prefix, bool exclusive,
-                                                       Op op) {
-  bool has_prefix = has_tile_prefix;
-  T prefix = tile_prefix;
-  if (threadIdx.x > 0) {
-    prefix = has_tile_prefix ? op(tile_prefix, scanned.exclusive) : scanned.exclusive;
-    has_prefix = true;
-  }
-  if (exclusive) {
-    if (has_prefix) {
-      thread_exclusive_scan(items, prefix, op);
-    } else {
-      thread_exclusive_scan_unseeded(items, op);  // item 0 is fixed up by the caller's next pass
-    }
-  } else {
-    if (has_prefix) {
-      thread_inclusive_scan(items, prefix, op);
-    } else {
-      thread_inclusive_scan(items, op);
-    }
-  }
-}
-
-// One tile per block; the prefix comes from nowhere, the seed or the scanned totals. The
-// building block of three-launch and reduce-then-scan, and of single-tile inputs.
-template <class Policy, class T, class Op>
+template <class Policy, tile_prefix_source Source, class T, class Op>
 __global__ void __launch_bounds__(Policy::block_threads) scan_tiles_kernel(scan_tiles_args<T> args, Op op) {
   constexpr int K = Policy::items_per_thread;
   using storage_t = tile_kernel_storage<Policy, T>;
@@ -95,7 +66,15 @@ __global__ void __launch_bounds__(Policy::block_threads) scan_tiles_kernel(scan_
   using block_scan = typename storage_t::block_scan;
   __shared__ storage_t s;
 
-  const long long tile = blockIdx.x;
+  long long tile;
+  if constexpr (Source == tile_prefix_source::independent) {
+    tile = blockIdx.x;
+  } else {
+    if (threadIdx.x == 0) s.tile_id = draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles));
+    __syncthreads();
+    tile = s.tile_id;
+  }
+
   const long long base = tile * Policy::tile_items;
   const long long remaining = args.n - base;
   const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
@@ -110,164 +89,89 @@ __global__ void __launch_bounds__(Policy::block_threads) scan_tiles_kernel(scan_
 
   const block_scan_result<T> scanned = block_scan::scan(thread_reduce(items, op), s.scan_storage, op);
 
+  // The tile's exclusive prefix, if it has one.
   bool has_tile_prefix = false;
   T tile_prefix = scanned.aggregate;  // any value; only read when has_tile_prefix
-  if (args.tile_prefixes != nullptr) {
-    if (args.tile_prefixes_exclusive) {
+  if constexpr (Source == tile_prefix_source::independent) {
+    if (args.tile_prefixes != nullptr) {
+      if (args.tile_prefixes_exclusive) {
+        has_tile_prefix = true;
+        tile_prefix = args.tile_prefixes[tile];
+      } else if (tile > 0) {
+        has_tile_prefix = true;
+        tile_prefix = args.tile_prefixes[tile - 1];
+      }
+    } else if (args.has_seed && tile == 0) {
       has_tile_prefix = true;
-      tile_prefix = args.tile_prefixes[tile];
-    } else if (tile > 0) {
-      has_tile_prefix = true;
-      tile_prefix = args.tile_prefixes[tile - 1];
+      tile_prefix = args.seed;
     }
-  } else if (args.has_seed && tile == 0) {
-    has_tile_prefix = true;
-    tile_prefix = args.seed;
+    if (args.tile_totals != nullptr && threadIdx.x == 0) args.tile_totals[tile] = scanned.aggregate;
+  } else {
+    if (tile == 0) {
+      has_tile_prefix = args.has_seed;
+      tile_prefix = args.seed;
+      if (threadIdx.x == 0) {
+        args.state.publish(0, flag_prefix, args.has_seed ? op(args.seed, scanned.aggregate) : scanned.aggregate);
+      }
+    } else {
+      if constexpr (Source == tile_prefix_source::decoupled_look_back) {
+        if (threadIdx.x < 32) {
+          if (threadIdx.x == 0) args.state.publish(tile, flag_aggregate, scanned.aggregate);
+          const T prefix = decoupled_look_back<T>(args.state, tile, op, args.backoff);
+          if (threadIdx.x == 0) {
+            args.state.publish(tile, flag_prefix, op(prefix, scanned.aggregate));
+            s.tile_prefix = prefix;
+          }
+        }
+      } else if constexpr (Source == tile_prefix_source::deterministic_look_back) {
+        if (threadIdx.x < 32) {
+          const bool leader = tile % deterministic_group_tiles == 0;
+          if (threadIdx.x == 0 && !leader) args.state.publish(tile, flag_aggregate, scanned.aggregate);
+          const T prefix = deterministic_look_back<deterministic_group_tiles, T>(args.state, tile, op, args.backoff);
+          if (threadIdx.x == 0) {
+            if (leader) args.state.publish(tile, flag_prefix, op(prefix, scanned.aggregate));
+            s.tile_prefix = prefix;
+          }
+        }
+      } else {
+        if (threadIdx.x == 0) {
+          const T prefix = chained_wait_for_predecessor<T>(args.state, tile, args.backoff);
+          args.state.publish(tile, flag_prefix, op(prefix, scanned.aggregate));
+          s.tile_prefix = prefix;
+        }
+      }
+      __syncthreads();
+      has_tile_prefix = true;
+      tile_prefix = s.tile_prefix;
+    }
   }
-  if (args.tile_totals != nullptr && threadIdx.x == 0) args.tile_totals[tile] = scanned.aggregate;
 
-  scan_items_with_prefix(items, scanned, has_tile_prefix, tile_prefix, args.exclusive, op);
+  // This thread's prefix: the tile prefix and the totals of the threads before it.
+  bool has_prefix = has_tile_prefix;
+  T prefix = tile_prefix;
+  if (threadIdx.x > 0) {
+    prefix = has_tile_prefix ? op(tile_prefix, scanned.exclusive) : scanned.exclusive;
+    has_prefix = true;
+  }
+
+  if (args.exclusive) {
+    if (has_prefix) {
+      thread_exclusive_scan(items, prefix, op);
+    } else {
+      thread_exclusive_scan_unseeded(items, op);  // item 0 is fixed up by the caller's next pass
+    }
+  } else {
+    if (has_prefix) {
+      thread_inclusive_scan(items, prefix, op);
+    } else {
+      thread_inclusive_scan(items, op);
+    }
+  }
 
   if (full) {
     io::store_full(args.out + base, items, s.io_storage, io::aligned(args.out));
   } else {
     io::store_partial(args.out + base, items, valid);
-  }
-}
-
-// The single-pass protocol for one tile, after the block has its aggregate: publish, find the
-// exclusive prefix from the predecessors, publish the inclusive prefix. Ends with a barrier after
-// which every thread may read `shared_prefix` (tiles >= 1).
-template <tile_prefix_source Source, class T, class Op>
-__device__ __forceinline__ void single_pass_tile_prefix(const scan_tiles_args<T>& args, long long tile,
-                                                        const T& aggregate, T& shared_prefix, Op op,
-                                                        bool& has_tile_prefix, T& tile_prefix) {
-  if (tile == 0) {
-    has_tile_prefix = args.has_seed;
-    tile_prefix = args.seed;
-    if (threadIdx.x == 0) args.state.publish(0, flag_prefix, args.has_seed ? op(args.seed, aggregate) : aggregate);
-    return;
-  }
-  if constexpr (Source == tile_prefix_source::decoupled_look_back) {
-    if (threadIdx.x < 32) {
-      if (threadIdx.x == 0) args.state.publish(tile, flag_aggregate, aggregate);
-      const T prefix = decoupled_look_back<T>(args.state, tile, op, args.backoff);
-      if (threadIdx.x == 0) {
-        args.state.publish(tile, flag_prefix, op(prefix, aggregate));
-        shared_prefix = prefix;
-      }
-    }
-  } else if constexpr (Source == tile_prefix_source::deterministic_look_back) {
-    if (threadIdx.x < 32) {
-      const bool leader = tile % deterministic_group_tiles == 0;
-      if (threadIdx.x == 0 && !leader) args.state.publish(tile, flag_aggregate, aggregate);
-      const T prefix = deterministic_look_back<deterministic_group_tiles, T>(args.state, tile, op, args.backoff);
-      if (threadIdx.x == 0) {
-        if (leader) args.state.publish(tile, flag_prefix, op(prefix, aggregate));
-        shared_prefix = prefix;
-      }
-    }
-  } else {
-    if (threadIdx.x == 0) {
-      const T prefix = chained_wait_for_predecessor<T>(args.state, tile, args.backoff);
-      args.state.publish(tile, flag_prefix, op(prefix, aggregate));
-      shared_prefix = prefix;
-    }
-  }
-  __syncthreads();
-  has_tile_prefix = true;
-  tile_prefix = shared_prefix;
-}
-
-// Shared memory of the single-pass kernel: two tile stages (the current tile and the next one
-// arriving by cp.async) when they fit in the 48 KB of static shared memory, else one.
-template <class Policy, class T>
-struct single_pass_storage {
-  using io = tile_io<T, Policy::items_per_thread, Policy::block_threads>;
-  using block_scan = block_scan_t<Policy::algorithm, T, Policy::block_threads>;
-  static constexpr int stages = io::vectorizable && 2 * sizeof(typename io::storage) +
-                                                          sizeof(typename block_scan::storage) + 256 <= 48 * 1024
-                                     ? 2
-                                     : 1;
-  typename io::storage stage[stages];
-  typename block_scan::storage scan_storage;
-  T tile_prefix;
-  std::uint32_t ticket[2];
-};
-
-// The single-pass scan (chained, decoupled or deterministic look-back) with a software pipeline.
-//
-// The grid holds only as many blocks as can be resident; each block takes tiles from the atomic
-// ticket until they run out, and while it scans one tile (where it may wait for its
-// predecessors) the next tile is already on its way into shared memory by cp.async. Waiting in
-// the look-back therefore no longer leaves the memory system idle.
-//
-// Why this cannot deadlock: every block draws its tickets in increasing order and finishes them in
-// that order. The smallest unfinished tile is then the current tile of its block (any tile that
-// block holds before it is finished), so it is being worked on, and it waits only for smaller,
-// finished tiles. Tickets: every block draws until it receives one past the last tile, so a launch
-// draws exactly tiles + gridDim.x tickets and the last draw resets the counter.
-template <class Policy, tile_prefix_source Source, class T, class Op>
-__global__ void __launch_bounds__(Policy::block_threads) single_pass_scan_kernel(scan_tiles_args<T> args, Op op) {
-  constexpr int K = Policy::items_per_thread;
-  constexpr long long tile_items = Policy::tile_items;
-  using storage_t = single_pass_storage<Policy, T>;
-  using io = typename storage_t::io;
-  using block_scan = typename storage_t::block_scan;
-  constexpr bool pipelined = storage_t::stages == 2;
-  __shared__ storage_t s;
-
-  const auto tickets = static_cast<std::uint32_t>(args.tiles + gridDim.x);
-  const bool async_input = pipelined && io::aligned(args.in);
-  auto is_full = [&](long long t) { return (t + 1) * tile_items <= args.n; };
-
-  if (threadIdx.x == 0) s.ticket[0] = draw_tile_ticket(args.ticket, tickets);
-  __syncthreads();
-  long long tile = s.ticket[0];
-  if (tile >= args.tiles) return;
-  bool current_async = async_input && is_full(tile);
-  if (current_async) io::start_async_load(args.in + tile * tile_items, s.stage[0]);
-  if (threadIdx.x == 0) s.ticket[1] = draw_tile_ticket(args.ticket, tickets);
-  int stage = 0;
-
-  for (;;) {
-    // The next ticket is visible, and everybody is done with the previous tile's shared memory.
-    __syncthreads();
-    const long long next = s.ticket[stage ^ 1];
-    const bool has_next = next < args.tiles;
-    const bool next_async = has_next && async_input && is_full(next);
-    if (next_async) io::start_async_load(args.in + next * tile_items, s.stage[(stage ^ 1) % storage_t::stages]);
-
-    const long long base = tile * tile_items;
-    const long long remaining = args.n - base;
-    const int valid = remaining < tile_items ? static_cast<int>(remaining) : static_cast<int>(tile_items);
-    auto& io_storage = s.stage[stage % storage_t::stages];
-    T items[K];
-    if (current_async) {
-      io::finish_async_load(items, io_storage, next_async);
-    } else if (valid == tile_items) {
-      io::load_full(args.in + base, items, io_storage, io::aligned(args.in));
-    } else {
-      io::load_partial(args.in + base, items, valid);
-    }
-    // The ticket after `next`, published to the block by the barriers of the block scan.
-    if (threadIdx.x == 0 && has_next) s.ticket[stage] = draw_tile_ticket(args.ticket, tickets);
-
-    const block_scan_result<T> scanned = block_scan::scan(thread_reduce(items, op), s.scan_storage, op);
-    bool has_tile_prefix = false;
-    T tile_prefix = scanned.aggregate;
-    single_pass_tile_prefix<Source>(args, tile, scanned.aggregate, s.tile_prefix, op, has_tile_prefix, tile_prefix);
-    scan_items_with_prefix(items, scanned, has_tile_prefix, tile_prefix, args.exclusive, op);
-
-    if (valid == tile_items) {
-      io::store_full(args.out + base, items, io_storage, io::aligned(args.out));
-    } else {
-      io::store_partial(args.out + base, items, valid);
-    }
-    if (!has_next) break;
-    tile = next;
-    current_async = next_async;
-    stage ^= 1;
   }
 }
 
