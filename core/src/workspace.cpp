@@ -17,7 +17,12 @@ workspace::workspace(void* device_memory, std::size_t bytes)
   }
 }
 
-workspace::~workspace() { release(); }
+// The destructor cannot know whether the stream of the last call still exists (a caller may have
+// destroyed it first), so it does not queue on it: cudaFree waits for the device and frees. Callers
+// who want the memory back without that wait call release() while their stream is alive.
+workspace::~workspace() {
+  if (memory_ != nullptr && owned_) (void)cudaFree(memory_);
+}
 
 workspace::workspace(workspace&& other) noexcept { *this = std::move(other); }
 

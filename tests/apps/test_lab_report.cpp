@@ -250,7 +250,7 @@ TEST(LabAnalysis, LinearScalingIsRecognised) {
   const scaling_verdict bad = judge_scaling(n, n_log_n, 4, l2);
   EXPECT_FALSE(bad.flat);
   EXPECT_FALSE(bad.linear);
-  EXPECT_GT(bad.spread, 0.2);
+  EXPECT_GT(bad.spread, 0.15);  // 30/26 - 1 = 15.4% from 2^26 to 2^30
   EXPECT_NE(bad.summary.find("NOT linear"), std::string::npos);
 
   const scaling_verdict flat_time = judge_scaling(n, launch_bound, 4, l2);

@@ -39,6 +39,8 @@ class workspace {
   // Wraps memory the caller allocated (device memory, at least `bytes`, kept alive by the caller).
   // It is zeroed (stream-ordered) on first use. A call that needs more than `bytes` throws.
   workspace(void* device_memory, std::size_t bytes);
+  // Frees owned memory with cudaFree, which waits for the device (the last stream used may be
+  // gone by then). Call release() first to return it stream-ordered instead.
   ~workspace();
 
   workspace(const workspace&) = delete;
@@ -56,7 +58,8 @@ class workspace {
   // on allocation failure and scankit::error if wrapped memory is too small.
   workspace_view prepare(std::size_t state_slots, std::size_t scratch_bytes, cudaStream_t stream);
 
-  // Returns the memory now (stream-ordered on the last stream used); the workspace stays usable.
+  // Returns the memory now, stream-ordered on the stream of the last call (which must still
+  // exist); the workspace stays usable and grows again on its next use.
   void release() noexcept;
 
  private:

@@ -138,6 +138,7 @@ void run_compaction(const Source& source, const Sink& sink, long long n, std::in
 
   if (resolve_compact_strategy(options) == compact_strategy::three_step) {
     run_three_step(source, sink, n, d_count, in_place, wide, stream, storage);
+    temporary.release();  // if it was used: stream-ordered after the launches (the destructor would wait)
     return;
   }
 
@@ -159,6 +160,7 @@ void run_compaction(const Source& source, const Sink& sink, long long n, std::in
   compact_tiles_kernel<Policy, Source, Sink>
       <<<static_cast<unsigned>(tiles), Policy::block_threads, 0, stream>>>(args);
   check_compact_launch(tiles > 1 ? "compact_tiles_kernel (single pass)" : "compact_tiles_kernel (one tile)");
+  temporary.release();  // if it was used: stream-ordered after the launch (the destructor would wait)
 }
 
 // Workspace bytes a compaction of n items needs (0: none); the same for every sink.

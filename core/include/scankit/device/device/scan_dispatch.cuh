@@ -209,7 +209,7 @@ void dispatch_scan(const char* function, const T* in, T* out, long long n, bool 
                                                                                 stream);
       break;
   }
-  // `temporary`, if used, is returned with cudaFreeAsync on `stream`, after the launches above.
+  temporary.release();  // if it was used: cudaFreeAsync on `stream`, ordered after the launches above
 }
 
 }  // namespace scankit::device_detail
