@@ -26,7 +26,7 @@ int main() {
   std::vector<std::int64_t> host(n);
   for (std::int64_t i = 0; i < n; ++i) host[i] = (i * 7919) % 13 - 6;
   std::int64_t* d = nullptr;
-  if (cudaMalloc(&d, n * sizeof(std::int64_t)) != cudaSuccess) return 1;
+  if (cudaMalloc(reinterpret_cast<void**>(&d), n * sizeof(std::int64_t)) != cudaSuccess) return 1;
   cudaMemcpy(d, host.data(), n * sizeof(std::int64_t), cudaMemcpyHostToDevice);
   scankit::workspace ws;
   scankit::exclusive_scan(d, d, n, std::int64_t{5}, scankit::scan_op::plus, nullptr, &ws);  // in place
