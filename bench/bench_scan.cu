@@ -36,6 +36,8 @@
 // Only CUB is instantiated here; scankit is reached through the precompiled library API.
 #include <benchmark/benchmark.h>
 
+#include "bench_main.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -623,16 +625,6 @@ int print_summary() {
   return failed;
 }
 
-bool wants_listing_only(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--benchmark_list_tests", 0) == 0) {
-      return !(arg.size() >= 6 && (arg.compare(arg.size() - 6, 6, "=false") == 0 || arg.compare(arg.size() - 2, 2, "=0") == 0));
-    }
-  }
-  return false;
-}
-
 void setup_gpu() {
   int count = 0;
   BENCH_CHECK(cudaGetDeviceCount(&count));
@@ -676,33 +668,6 @@ void teardown_gpu() noexcept {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Defaults go first so that the caller's own flags, parsed after them, win.
-  static char default_repetitions[] = "--benchmark_repetitions=5";
-  std::vector<char*> args;
-  args.push_back(argv[0]);
-  args.push_back(default_repetitions);
-  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
-  int args_count = static_cast<int>(args.size());
-  args.push_back(nullptr);
-
-  register_all();
-  benchmark::Initialize(&args_count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return 1;
-
-  if (wants_listing_only(argc, argv)) {
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
-  }
-  try {
-    setup_gpu();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_scan: cannot measure: %s\n", e.what());
-    return 1;
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  const int failed = print_summary();
-  teardown_gpu();
-  benchmark::Shutdown();
-  return failed == 0 ? 0 : 1;
+  return scankit_bench::run_benchmark_main(argc, argv,
+                                           {"bench_scan", register_all, setup_gpu, print_summary, teardown_gpu});
 }
