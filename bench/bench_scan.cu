@@ -518,6 +518,7 @@ void register_scankit(i64 n, scankit::scan_strategy strategy, scankit::block_sca
   options.deterministic = deterministic;
   const std::string tail = std::string("/") + type_name<T>() + "/" + std::to_string(n);
   std::string name, strategy_label = scankit::to_string(strategy), algorithm_label = scankit::to_string(algorithm);
+  if (algorithm == scankit::block_scan_algorithm::automatic) algorithm_label = "staged";  // the default shape
   if (deterministic) {
     strategy_label = "deterministic";
     name = "scankit/deterministic/" + algorithm_label + tail;
@@ -547,6 +548,7 @@ void register_matrix(i64 n) {
   for (const auto strategy : k_strategies) {
     for (const auto algorithm : k_algorithms) register_scankit<T>(n, strategy, algorithm);
   }
+  register_scankit<T>(n, scankit::scan_strategy::decoupled_look_back, scankit::block_scan_algorithm::automatic);
 }
 
 void register_all() {
@@ -564,13 +566,17 @@ void register_all() {
     register_matrix<float>(n);
     if (e == 28) {
       register_scankit<float>(n, scan_strategy::automatic, block_scan_algorithm::warp_of_warps, 0, true);
-      // The issue targets: narrow integers and double at 2^28.
+      register_scankit<float>(n, scan_strategy::automatic, block_scan_algorithm::automatic, 0, true);
+      // The issue targets: narrow integers and double at 2^28 (register kernel, then the default).
       register_copy_and_cub<std::int8_t>(n);
       register_scankit<std::int8_t>(n, scan_strategy::decoupled_look_back, block_scan_algorithm::warp_of_warps);
+      register_scankit<std::int8_t>(n, scan_strategy::decoupled_look_back, block_scan_algorithm::automatic);
       register_copy_and_cub<std::int16_t>(n);
       register_scankit<std::int16_t>(n, scan_strategy::decoupled_look_back, block_scan_algorithm::warp_of_warps);
+      register_scankit<std::int16_t>(n, scan_strategy::decoupled_look_back, block_scan_algorithm::automatic);
       register_copy_and_cub<double>(n);
       register_scankit<double>(n, scan_strategy::decoupled_look_back, block_scan_algorithm::warp_of_warps);
+      register_scankit<double>(n, scan_strategy::decoupled_look_back, block_scan_algorithm::automatic);
     }
   }
   // The large group (n = 2^30, 4 GiB per array); leave it out with --benchmark_filter=-/1073741824/
@@ -588,6 +594,11 @@ void register_all() {
       } else {
         register_scankit<float>(large, strategy, block_scan_algorithm::warp_of_warps);
       }
+    }
+    if (t == 0) {
+      register_scankit<std::int32_t>(large, scan_strategy::decoupled_look_back, block_scan_algorithm::automatic);
+    } else {
+      register_scankit<float>(large, scan_strategy::decoupled_look_back, block_scan_algorithm::automatic);
     }
   }
 }

@@ -1,5 +1,5 @@
-// Tuning sweep for the single-pass scan: block size, items per thread and look-back back-off of
-// the decoupled look-back kernel, per value size, timed beside cudaMemcpy D2D and
+// Tuning sweep for the single-pass scan: block size, items (or 16-byte chunks) per thread and
+// look-back back-off of the decoupled look-back's register kernel and staged kernel, per value size, timed beside cudaMemcpy D2D and
 // cub::DeviceScan::InclusiveSum on the same data. Each variant is checked against CUB first.
 //
 //   tune_scan [--json FILE] [--log2n 28] [--reps 20]
@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cub/device/device_scan.cuh>
@@ -24,8 +25,6 @@ namespace {
 
 using scankit::block_scan_algorithm;
 using scankit::device_detail::scan_policy;
-using scankit::device_detail::scan_strategies;
-using scankit::device_detail::tile_prefix_source;
 
 struct result_row {
   std::string type, variant;
@@ -57,6 +56,108 @@ double median_ms(const std::function<void()>& f) {
   cudaEventDestroy(b);
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+// Diagnostics for the staged kernel: the same tile movement with nothing in between (a copy, with
+// tile ids from blockIdx or from the ticket), to separate the cost of the I/O pattern from the
+// scan and the look-back. Full tiles only (the sweep's n is a power of two).
+template <class Staged, class T>
+__global__ void __launch_bounds__(Staged::block_threads)
+    staged_copy_kernel(const T* in, T* out, long long n, std::uint32_t* ticket, std::uint32_t tiles) {
+  using shape = scankit::device_detail::staged_shape<Staged, T>;
+  using stage = scankit::device_detail::tile_stage<T, shape::tile_items, shape::block_threads>;
+  __shared__ typename stage::storage s;
+  __shared__ std::uint32_t id;
+  if (threadIdx.x == 0) {
+    const long long tile = ticket != nullptr ? scankit::device_detail::draw_tile_ticket(ticket, tiles) : blockIdx.x;
+    id = static_cast<std::uint32_t>(tile);
+    stage::issue(s, in, n, tile);
+  }
+  __syncthreads();
+  const long long tile = id;
+  stage::complete(s, in, n, tile);
+  int4* target = reinterpret_cast<int4*>(out + tile * shape::tile_items);
+#pragma unroll
+  for (int v = 0; v < Staged::chunks_per_thread; ++v) {
+    target[v * Staged::block_threads + threadIdx.x] = s.chunks[v * Staged::block_threads + threadIdx.x];
+  }
+}
+
+// Diagnostics for the look-back protocol alone: every block draws a ticket, publishes an
+// aggregate, looks back and publishes its prefix; no data moves. The state slots can be spread
+// out (Stride slots per tile) to see whether polling concentrated on a few L2 lines costs time.
+template <int Stride>
+struct strided_state {
+  scankit::device_detail::tile_state<std::uint32_t> packed;
+  __device__ __forceinline__ void publish(long long tile, scankit::device_detail::tile_flag flag, std::uint32_t v) const {
+    packed.publish(tile * Stride, flag, v);
+  }
+  __device__ __forceinline__ scankit::device_detail::tile_flag read(long long tile, std::uint32_t& v) const {
+    return packed.read(tile * Stride, v);
+  }
+};
+
+template <int Stride, int BlockThreads>
+__global__ void __launch_bounds__(BlockThreads)
+    look_back_only_kernel(std::uint32_t* ticket, strided_state<Stride> state, std::uint32_t tiles, std::uint32_t* sink) {
+  using namespace scankit::device_detail;
+  __shared__ std::uint32_t id;
+  if (threadIdx.x == 0) id = draw_tile_ticket(ticket, tiles);
+  __syncthreads();
+  const long long tile = id;
+  if (threadIdx.x < 32) {
+    if (tile == 0) {
+      if (threadIdx.x == 0) state.publish(0, flag_prefix, 1u);
+    } else {
+      if (threadIdx.x == 0) state.publish(tile, flag_aggregate, 1u);
+      const std::uint32_t before = decoupled_look_back<std::uint32_t>(state, tile, scankit::plus_op{}, look_back_backoff{32, 1024});
+      if (threadIdx.x == 0) {
+        state.publish(tile, flag_prefix, before + 1u);
+        if (before != static_cast<std::uint32_t>(tile)) atomicAdd(sink, 1u);  // counts wrong prefixes
+      }
+    }
+  }
+  __syncthreads();
+}
+
+template <int Stride, int BlockThreads>
+void time_look_back_only(std::uint32_t tiles) {
+  std::uint64_t* slots = nullptr;
+  std::uint32_t* ticket = nullptr;
+  std::uint32_t* sink = nullptr;
+  const std::size_t slot_count = static_cast<std::size_t>(tiles) * Stride;
+  SCANKIT_CUDA_CHECK(cudaMalloc(&slots, slot_count * sizeof(std::uint64_t)));
+  SCANKIT_CUDA_CHECK(cudaMalloc(&ticket, sizeof(std::uint32_t)));
+  SCANKIT_CUDA_CHECK(cudaMalloc(&sink, sizeof(std::uint32_t)));
+  SCANKIT_CUDA_CHECK(cudaMemset(ticket, 0, sizeof(std::uint32_t)));
+  SCANKIT_CUDA_CHECK(cudaMemset(sink, 0, sizeof(std::uint32_t)));
+  std::vector<float> times;
+  cudaEvent_t a, b;
+  SCANKIT_CUDA_CHECK(cudaEventCreate(&a));
+  SCANKIT_CUDA_CHECK(cudaEventCreate(&b));
+  for (int r = 0; r < reps + 1; ++r) {
+    SCANKIT_CUDA_CHECK(cudaMemset(slots, 0, slot_count * sizeof(std::uint64_t)));
+    strided_state<Stride> state{scankit::device_detail::make_tile_state<std::uint32_t>(slots, nullptr, slot_count, 1)};
+    SCANKIT_CUDA_CHECK(cudaEventRecord(a));
+    look_back_only_kernel<Stride, BlockThreads><<<tiles, BlockThreads>>>(ticket, state, tiles, sink);
+    SCANKIT_CUDA_CHECK(cudaEventRecord(b));
+    SCANKIT_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    SCANKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    if (r > 0) times.push_back(ms);
+  }
+  std::uint32_t wrong = 0;
+  SCANKIT_CUDA_CHECK(cudaMemcpy(&wrong, sink, sizeof(wrong), cudaMemcpyDeviceToHost));
+  std::sort(times.begin(), times.end());
+  const double ms = times[times.size() / 2];
+  std::printf("look-back only: %u tiles, %d threads, state stride %d x 8 B: %.3f ms = %.1f tiles/us%s\n", tiles,
+              BlockThreads, Stride, ms, tiles / (ms * 1000.0), wrong != 0 ? "  WRONG PREFIXES" : "");
+  std::fflush(stdout);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  cudaFree(slots);
+  cudaFree(ticket);
+  cudaFree(sink);
 }
 
 template <class T>
@@ -105,16 +206,12 @@ struct type_bench {
     std::fflush(stdout);
   }
 
+  // Policy: a register-kernel scan_policy or a staged_scan_policy, through the template API.
   template <class Policy>
   void variant(const std::string& label) {
-    using strategies = scan_strategies<Policy, T, scankit::plus_op>;
-    std::size_t slots = 0, scratch = 0;
-    strategies::workspace_needs(scankit::scan_strategy::decoupled_look_back, n, slots, scratch);
-    auto launch = [&] {
-      const scankit::workspace_view view = ws.prepare(slots, scratch, nullptr);
-      strategies::template single_pass<tile_prefix_source::decoupled_look_back>(in, out, n, false, T{},
-                                                                               scankit::plus_op{}, view, nullptr);
-    };
+    scankit::scan_options options;
+    options.strategy = scankit::scan_strategy::decoupled_look_back;
+    auto launch = [&] { scankit::device::inclusive_scan<Policy>(in, out, n, scankit::plus_op{}, nullptr, &ws, options); };
     SCANKIT_CUDA_CHECK(cudaMemset(out, 0xA5, n * sizeof(T)));
     launch();
     SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -126,6 +223,42 @@ struct type_bench {
     rows.push_back({name, label, n, ms, copy_ms / ms, cub_ms / ms, ok});
     print(rows.back());
   }
+
+  // Timing only (no check): the staged kernel's tile movement alone, and its scan without the
+  // look-back (each tile scanned on its own: wrong results, the cost of everything but the wait).
+  template <class Staged>
+  void diagnostics(const std::string& label) {
+    using scankit::device_detail::staged_shape;
+    constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
+    const long long tiles = (n + tile_items - 1) / tile_items;
+    std::uint32_t* ticket = nullptr;
+    SCANKIT_CUDA_CHECK(cudaMalloc(&ticket, sizeof(std::uint32_t)));
+    SCANKIT_CUDA_CHECK(cudaMemset(ticket, 0, sizeof(std::uint32_t)));
+    const auto grid = static_cast<unsigned>(tiles);
+    const double copy_block_ms = median_ms([&] {
+      staged_copy_kernel<Staged, T><<<grid, Staged::block_threads>>>(in, out, n, nullptr, static_cast<std::uint32_t>(tiles));
+    });
+    const double copy_ticket_ms = median_ms([&] {
+      staged_copy_kernel<Staged, T><<<grid, Staged::block_threads>>>(in, out, n, ticket, static_cast<std::uint32_t>(tiles));
+    });
+    scankit::device_detail::scan_tiles_args<T> args{};
+    args.in = in;
+    args.out = out;
+    args.n = n;
+    args.tiles = tiles;
+    const double local_ms = median_ms([&] {
+      scankit::device_detail::scan_staged_tiles_kernel<Staged, scankit::device_detail::tile_prefix_source::independent>
+          <<<grid, Staged::block_threads>>>(args, scankit::plus_op{});
+    });
+    SCANKIT_CUDA_CHECK(cudaGetLastError());
+    SCANKIT_CUDA_CHECK(cudaFree(ticket));
+    for (const auto& [what, ms] : {std::pair<const char*, double>{"copy only", copy_block_ms},
+                                   {"copy only, ticket", copy_ticket_ms},
+                                   {"scan without look-back", local_ms}}) {
+      rows.push_back({name, label + " " + what, n, ms, copy_ms / ms, cub_ms / ms, true});
+      print(rows.back());
+    }
+  }
 };
 
 template <int B, int K, unsigned First = 32, unsigned Max = 1024>
@@ -134,6 +267,14 @@ using p = scan_policy<B, K, block_scan_algorithm::warp_of_warps, First, Max>;
 std::string label(int b, int k, unsigned first = 32, unsigned max = 1024) {
   return "decoupled b" + std::to_string(b) + " k" + std::to_string(k) + " backoff " + std::to_string(first) + "-" +
          std::to_string(max);
+}
+
+template <int B, int V, int MinBlocks = 1, int Lanes = 1, unsigned First = 32, unsigned Max = 1024>
+using staged = scankit::device_detail::staged_scan_policy<B, V, MinBlocks, Lanes, First, Max>;
+
+std::string staged_label(int b, int v, int min_blocks = 1, int lanes = 1, unsigned first = 32, unsigned max = 1024) {
+  return "staged b" + std::to_string(b) + " v" + std::to_string(v) + " minb" + std::to_string(min_blocks) + " lb" +
+         std::to_string(lanes) + " backoff " + std::to_string(first) + "-" + std::to_string(max);
 }
 
 }  // namespace
@@ -151,20 +292,44 @@ int main(int argc, char** argv) {
     return 3;
   }
   const long long n = 1ll << log2n;
+  time_look_back_only<1, 128>(65536);
+  time_look_back_only<4, 128>(65536);
+  time_look_back_only<16, 128>(65536);
+  time_look_back_only<1, 256>(65536);
+  time_look_back_only<1, 128>(262144);
+  time_look_back_only<16, 128>(262144);
   {
     type_bench<std::int32_t> t("int32", n);
+    t.diagnostics<staged<128, 8>>(staged_label(128, 8));
+    t.diagnostics<staged<256, 8>>(staged_label(256, 8));
+    t.variant<staged<128, 8>>(staged_label(128, 8));
+    t.variant<staged<256, 4>>(staged_label(256, 4));
+    t.variant<staged<128, 4>>(staged_label(128, 4));
+    t.variant<staged<64, 8>>(staged_label(64, 8));
+    t.variant<staged<128, 16>>(staged_label(128, 16));
+    t.variant<staged<256, 8>>(staged_label(256, 8));
+    t.variant<staged<64, 16>>(staged_label(64, 16));
+    t.variant<staged<256, 2>>(staged_label(256, 2));
+    t.variant<staged<128, 8, 1, 1, 0, 0>>(staged_label(128, 8, 1, 1, 0, 0));
+    t.variant<staged<128, 8, 1, 2>>(staged_label(128, 8, 1, 2));
+    t.variant<staged<128, 8, 1, 4>>(staged_label(128, 8, 1, 4));
+    t.variant<staged<256, 8, 1, 2>>(staged_label(256, 8, 1, 2));
+    t.variant<staged<256, 8, 1, 4>>(staged_label(256, 8, 1, 4));
+    t.variant<staged<128, 8, 12>>(staged_label(128, 8, 12));
+    t.variant<staged<128, 16, 1, 2>>(staged_label(128, 16, 1, 2));
     t.variant<p<256, 16>>(label(256, 16));
-    t.variant<p<256, 16, 0, 0>>(label(256, 16, 0, 0));
-    t.variant<p<256, 16, 64, 4096>>(label(256, 16, 64, 4096));
     t.variant<p<128, 32>>(label(128, 32));
-    t.variant<p<512, 8>>(label(512, 8));
-    t.variant<p<128, 16>>(label(128, 16));
-    t.variant<p<256, 8>>(label(256, 8));
-    t.variant<p<256, 12>>(label(256, 12));
     t.variant<p<256, 24>>(label(256, 24));
   }
   {
     type_bench<std::int64_t> t("int64", n);
+    t.diagnostics<staged<128, 8>>(staged_label(128, 8));
+    t.variant<staged<128, 8>>(staged_label(128, 8));
+    t.variant<staged<256, 4>>(staged_label(256, 4));
+    t.variant<staged<128, 16>>(staged_label(128, 16));
+    t.variant<staged<64, 16>>(staged_label(64, 16));
+    t.variant<staged<128, 8, 1, 4>>(staged_label(128, 8, 1, 4));
+    t.variant<staged<256, 8>>(staged_label(256, 8));
     t.variant<p<256, 8>>(label(256, 8));
     t.variant<p<128, 16>>(label(128, 16));
     t.variant<p<512, 4>>(label(512, 4));
@@ -172,12 +337,19 @@ int main(int argc, char** argv) {
   }
   {
     type_bench<std::int8_t> t("int8", n);
+    t.variant<staged<128, 8>>(staged_label(128, 8));
+    t.variant<staged<256, 4>>(staged_label(256, 4));
+    t.variant<staged<128, 4>>(staged_label(128, 4));
+    t.variant<staged<256, 8>>(staged_label(256, 8));
     t.variant<p<256, 64>>(label(256, 64));
     t.variant<p<512, 32>>(label(512, 32));
     t.variant<p<256, 32>>(label(256, 32));
   }
   {
     type_bench<std::int16_t> t("int16", n);
+    t.variant<staged<128, 8>>(staged_label(128, 8));
+    t.variant<staged<256, 4>>(staged_label(256, 4));
+    t.variant<staged<128, 4>>(staged_label(128, 4));
     t.variant<p<256, 32>>(label(256, 32));
     t.variant<p<512, 16>>(label(512, 16));
     t.variant<p<128, 64>>(label(128, 64));

@@ -1,7 +1,8 @@
 // Shared by the per-type translation units of the precompiled scan overloads: maps the run-time
 // operator and options onto template instantiations.
 //
-// What is precompiled, for each value type: every strategy; every block algorithm for `plus`;
+// What is precompiled, for each value type: every strategy; the staged look-back kernel (the
+// default shape: no items_per_thread or block_algorithm given); every block algorithm for `plus`;
 // the default block algorithm (warp-of-warps) for the other operators; the tuned coarsening,
 // plus 1, 2, 4, 8 and 16 items per thread for int32 and float sums (what the lab and the
 // benchmarks sweep). Other shapes are one template instantiation away in scankit/device/scan.cuh.
@@ -53,6 +54,12 @@ void run_with_shape(const char* function, const T* in, T* out, std::int64_t n, b
                     cudaStream_t stream, workspace* ws, const scan_options& options, bool all_algorithms) {
   constexpr int tuned_k = scan_tuning<T>::items_per_thread;
   const int k = options.items_per_thread;
+  if (k == 0 && options.block_algorithm == block_scan_algorithm::automatic) {
+    // The default shape: the staged kernel for the look-back strategies.
+    return device_detail::dispatch_scan<scan_policy<scan_tuning<T>::block_threads, tuned_k>, T, Op,
+                                        typename device_detail::staged_scan_tuning<T>::policy>(
+        function, in, out, n, exclusive, init, op, stream, ws, options);
+  }
   if (k == 0 || k == tuned_k) {
     return run_with_algorithm<T, Op, tuned_k>(function, in, out, n, exclusive, init, op, stream, ws, options,
                                               all_algorithms);
@@ -108,6 +115,11 @@ std::size_t workspace_bytes(std::int64_t n, const scan_options& options) {
   plain.items_per_thread = 0;
   plain.block_algorithm = block_scan_algorithm::automatic;
   constexpr int B = scan_tuning<T>::block_threads;
+  if (options.items_per_thread == 0 && options.block_algorithm == block_scan_algorithm::automatic) {
+    return device_detail::scan_workspace_bytes_for<scan_policy<B, scan_tuning<T>::items_per_thread>, T, plus_op,
+                                                   typename device_detail::staged_scan_tuning<T>::policy>(
+        "scankit::scan_workspace_bytes", n, plain);
+  }
   switch (k) {
     case 1: return device_detail::scan_workspace_bytes_for<scan_policy<B, 1>, T, plus_op>("scankit::scan_workspace_bytes", n, plain);
     case 2: return device_detail::scan_workspace_bytes_for<scan_policy<B, 2>, T, plus_op>("scankit::scan_workspace_bytes", n, plain);

@@ -42,6 +42,36 @@ struct affine32_family {
   }
 };
 
+// uint8 sums (wrap-around): 16 items per 16-byte chunk.
+struct uint8_plus_family {
+  using value_type = std::uint8_t;
+  using op_type = scankit::plus_op;
+  static constexpr const char* name = "uint8_plus";
+  static value_type init() { return 201; }
+  static std::vector<value_type> input(std::int64_t n, std::uint64_t seed) {
+    return random_values<value_type>(static_cast<std::size_t>(n), seed);
+  }
+  static std::vector<value_type> expected(const value_type* /*host_in*/, const value_type* d_in, std::int64_t n,
+                                          scan_kind kind) {
+    return thrust_scan(d_in, n, kind, init(), thrust::plus<value_type>());
+  }
+};
+
+// Composition of 16-byte affine maps (one value per 16-byte chunk); the oracle is the host reference.
+struct affine64_family {
+  using value_type = affine64;
+  using op_type = compose_affine64;
+  static constexpr const char* name = "affine64";
+  static value_type init() { return affine64{5u, 11u}; }
+  static std::vector<value_type> input(std::int64_t n, std::uint64_t seed) {
+    return random_affine64(static_cast<std::size_t>(n), seed);
+  }
+  static std::vector<value_type> expected(const value_type* host_in, const value_type* /*d_in*/, std::int64_t n,
+                                          scan_kind kind) {
+    return reference_scan(host_in, n, kind, init(), op_type{});
+  }
+};
+
 template <int Threads, int ItemsPerThread, block_scan_algorithm Algorithm, class Family>
 struct matrix_case {
   using policy = scankit::device::policy<Threads, ItemsPerThread, Algorithm>;
@@ -61,6 +91,18 @@ using matrix_cases = ::testing::Types<
     matrix_case<32, 1, A, affine32_family>, matrix_case<256, 1, A, affine32_family>,
     matrix_case<128, 4, A, affine32_family>, matrix_case<1024, 2, A, affine32_family>,
     matrix_case<128, 16, A, affine32_family>, matrix_case<256, 16, A, affine32_family>>;
+
+// The staged kernel (scankit::device::staged<Threads, Chunks>); the tile is Threads x Chunks
+// 16-byte chunks. items_per_thread names the chunk count in test names.
+template <int Threads, int Chunks, class Family>
+struct staged_matrix_case {
+  using policy = scankit::device::staged<Threads, Chunks>;
+  using family = Family;
+  static constexpr int threads = Threads;
+  static constexpr int items_per_thread = Chunks;
+  static constexpr std::int64_t tile =
+      static_cast<std::int64_t>(Threads) * Chunks * 16 / static_cast<std::int64_t>(sizeof(typename Family::value_type));
+};
 
 struct matrix_case_name {
   template <class Case>

@@ -112,6 +112,30 @@ inline std::vector<affine32> random_affine32(std::size_t n, std::uint64_t seed) 
   return v;
 }
 
+// The same over 64-bit words: a 16-byte value (the largest the staged kernel takes whole).
+struct affine64 {
+  std::uint64_t a, b;
+};
+struct compose_affine64 {
+  __host__ __device__ affine64 operator()(const affine64& f, const affine64& g) const {
+    return affine64{g.a * f.a, g.a * f.b + g.b};
+  }
+};
+inline bool operator==(const affine64& x, const affine64& y) { return x.a == y.a && x.b == y.b; }
+inline std::ostream& operator<<(std::ostream& os, const affine64& f) {
+  return os << "{a=" << f.a << ", b=" << f.b << "}";
+}
+
+inline std::vector<affine64> random_affine64(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<affine64> v(n);
+  for (auto& f : v) {
+    f.a = rng() | 1u;
+    f.b = rng();
+  }
+  return v;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Printing and comparing.
 

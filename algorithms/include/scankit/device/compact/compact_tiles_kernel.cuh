@@ -57,7 +57,7 @@ struct compact_tiles_args {
   narrow_selection_state narrow;  // tiles > 1 and !wide
   wide_selection_state wide;      // tiles > 1 and wide
   bool use_wide;
-  bool fence;                     // in place with the narrow state (see tile_selection_offsets.cuh)
+  bool fence;                     // in place (see tile_selection_offsets.cuh)
 };
 
 // Shared memory of one tile: the item area serves first the tile_io transpose, then the
@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const typename offsets::tile_counts counts = offsets::scan_counts(__popc(mask), s.offsets);
   if (args.tiles > 1) {
     if (args.use_wide) {
-      offsets::publish_count(args.wide, tile, counts.tile_count, false);
+      offsets::publish_count(args.wide, tile, counts.tile_count, args.fence);
     } else {
       offsets::publish_count(args.narrow, tile, counts.tile_count, args.fence);
     }
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
 
   // 5. The tile's offset.
   if (args.use_wide) {
-    offsets::look_back(args.wide, tile, counts.tile_count, Policy::backoff, false, s.offsets);
+    offsets::look_back(args.wide, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
   } else {
     offsets::look_back(args.narrow, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
   }

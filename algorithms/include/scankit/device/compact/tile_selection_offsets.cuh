@@ -10,19 +10,18 @@
 // Two tile states, picked at run time by the dispatch:
 //  * narrow: tile_state<uint32_t>, the packed one-word form (status and count in one relaxed
 //    64-bit atomic). Exact while the total count fits in 32 bits, i.e. for n < 2^32.
-//  * wide:   tile_state<unsigned long long>, the split form (payload, then status with release;
-//    status with acquire, then payload), for n >= 2^32.
+//  * wide:   tile_state<unsigned long long>, the wide packed form (status and count in one relaxed
+//    128-bit access), for n >= 2^32.
 //
 // Memory order. The counts themselves need nothing beyond what tile_state gives (see
 // tile_state.cuh). Compaction in place (out == in) needs more: a tile writes output over input
 // that its predecessors must have read already. The argument (compact_tiles_kernel.cuh) is that
 // every tile reads all its input before it publishes anything, so the reads must happen-before
-// the successor's writes. The wide state's release/acquire gives that (the block's loads are
-// ordered before thread 0's release store by the block barrier of the count scan, and the
-// look-back lanes pass a block barrier after their acquire loads before anyone writes). The
-// narrow state is relaxed, so in place the block adds the fence pattern: a fence before each
-// publication (release pattern) and a fence after the look-back (acquire pattern). Without
-// in place those fences are skipped: no memory other than the counts is communicated.
+// the successor's writes. Both states are relaxed, so in place the block adds the fence pattern:
+// a fence before each publication (release pattern; the block's loads are ordered before it by
+// the block barrier of the count scan) and a fence after the look-back (acquire pattern; the
+// look-back lanes pass a block barrier after it before anyone writes). Without in place those
+// fences are skipped: no memory other than the counts is communicated.
 #pragma once
 
 #include <cstdint>
@@ -60,19 +59,19 @@ struct tile_selection_offsets {
   // Publishes the tile's count as soon as it is known: as its inclusive prefix for tile 0, as
   // its aggregate otherwise. Call after scan_counts (whose barriers order every thread's input
   // loads before this store), only when the launch has more than one tile.
-  template <class V, bool Packed>
-  static __device__ __forceinline__ void publish_count(const tile_state<V, Packed>& state, long long tile,
+  template <class V, tile_state_layout Layout>
+  static __device__ __forceinline__ void publish_count(const tile_state<V, Layout>& state, long long tile,
                                                        int tile_count, bool fence) {
     if (threadIdx.x == 0) {
-      if (fence) __threadfence();  // release pattern for the packed (relaxed) state
+      if (fence) __threadfence();  // release pattern for the relaxed state
       state.publish(tile, tile == 0 ? flag_prefix : flag_aggregate, static_cast<V>(tile_count));
     }
   }
 
   // Warp 0 of a tile > 0 looks back, publishes the inclusive prefix and leaves the exclusive one
   // in s.tile_prefix (tile 0: 0). The caller then passes a block barrier and reads s.tile_prefix.
-  template <class V, bool Packed>
-  static __device__ __forceinline__ void look_back(const tile_state<V, Packed>& state, long long tile, int tile_count,
+  template <class V, tile_state_layout Layout>
+  static __device__ __forceinline__ void look_back(const tile_state<V, Layout>& state, long long tile, int tile_count,
                                                    look_back_backoff backoff, bool fence, storage& s) {
     if (tile == 0) {
       if (threadIdx.x == 0) s.tile_prefix = 0;

@@ -19,6 +19,10 @@ struct block_scan_warp_of_warps {
     T warp_inclusive[warps];
   };
 
+  // The aggregate of the last scan, read again from shared memory (valid until the storage is
+  // reused): lets a caller drop it from registers while it waits.
+  __device__ __forceinline__ static const T& aggregate(const storage& s) { return s.warp_inclusive[warps - 1]; }
+
   template <class Op>
   __device__ __forceinline__ static block_scan_result<T> scan(T value, storage& s, Op op) {
     const int lane = lane_id();

@@ -19,6 +19,7 @@
 #include "scankit/detail/check_arguments.hpp"
 #include "scankit/device/device/scan_kernels.cuh"
 #include "scankit/device/device/scan_policy.cuh"
+#include "scankit/device/device/scan_staged_kernel.cuh"
 #include "scankit/error.hpp"
 #include "scankit/scan_options.hpp"
 #include "scankit/workspace.hpp"
@@ -59,8 +60,8 @@ struct scan_strategies {
         scratch = recursive_totals_bytes(n);
         break;
       default:
-        slots = static_cast<std::size_t>(tiles_for(n));
-        scratch = tile_state_scratch_bytes<T>(slots);
+        slots = tile_state_slots<T>(static_cast<std::size_t>(tiles_for(n)));
+        scratch = tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles_for(n)));
         break;
     }
   }
@@ -134,6 +135,54 @@ struct scan_strategies {
   }
 };
 
+// The staged single-pass kernel (scan_staged_kernel.cuh) for one staged policy. `no_staging`
+// stands for "no staged kernel": explicit register-kernel shapes, and value sizes it cannot take.
+struct no_staging {};
+
+template <class Staged, class T, class Op>
+struct staged_single_pass {
+  static constexpr bool available = !std::is_same_v<Staged, no_staging>;
+
+  static long long tiles_for(long long n) {
+    if constexpr (available) {
+      constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
+      return (n + tile_items - 1) / tile_items;
+    } else {
+      return 0;
+    }
+  }
+
+  // The bulk copy and the 16-byte stores need 16-byte-aligned arrays.
+  static bool usable(const void* in, const void* out) {
+    const auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; };
+    return available && aligned(in) && aligned(out);
+  }
+
+  template <tile_prefix_source Source>
+  static void run(const T* in, T* out, long long n, bool exclusive, const T& init, Op op, const workspace_view& view,
+                  cudaStream_t stream) {
+    if constexpr (available) {
+      scan_tiles_args<T> args{};
+      args.in = in;
+      args.out = out;
+      args.n = n;
+      args.tiles = tiles_for(n);
+      args.exclusive = exclusive;
+      args.has_seed = exclusive;
+      args.seed = init;
+      args.ticket = view.ticket;
+      args.state =
+          make_tile_state<T>(view.state_slots, view.scratch, static_cast<std::size_t>(args.tiles), view.epoch);
+      args.backoff = Staged::backoff;
+      scan_staged_tiles_kernel<Staged, Source>
+          <<<static_cast<unsigned>(args.tiles), Staged::block_threads, 0, stream>>>(args, op);
+      check_launch(Source == tile_prefix_source::deterministic_look_back
+                       ? "scan_staged_tiles_kernel (deterministic look-back)"
+                       : "scan_staged_tiles_kernel (decoupled look-back)");
+    }
+  }
+};
+
 template <class T>
 constexpr bool has_exact_association() {
   return std::is_integral_v<T>;
@@ -156,16 +205,43 @@ void check_policy_options(const char* function, const scan_options& options) {
   }
 }
 
-template <class Policy, class T, class Op>
+// A look-back scan: the staged kernel where it applies, the register kernel otherwise (and for
+// inputs of one register tile, which take a single one-block launch).
+template <class Policy, class Staged, tile_prefix_source Source, class T, class Op>
+void look_back(const T* in, T* out, long long n, bool exclusive, const T& init, Op op, const workspace_view& view,
+               cudaStream_t stream) {
+  using staged = staged_single_pass<Staged, T, Op>;
+  if (n > Policy::tile_items && staged::usable(in, out)) {
+    staged::template run<Source>(in, out, n, exclusive, init, op, view, stream);
+  } else {
+    scan_strategies<Policy, T, Op>::template single_pass<Source>(in, out, n, exclusive, init, op, view, stream);
+  }
+}
+
+// Tile states for the single-pass strategies: enough for whichever tile kernel runs.
+template <class Policy, class Staged, class T, class Op>
+void plan_workspace(scan_strategy strategy, long long n, std::size_t& slots, std::size_t& scratch) {
+  scan_strategies<Policy, T, Op>::workspace_needs(strategy, n, slots, scratch);
+  if (slots != 0) {
+    const auto staged_tiles = static_cast<std::size_t>(staged_single_pass<Staged, T, Op>::tiles_for(n));
+    if (tile_state_slots<T>(staged_tiles) > slots) {
+      slots = tile_state_slots<T>(staged_tiles);
+      scratch = tile_state_scratch_bytes<T>(staged_tiles);
+    }
+  }
+}
+
+template <class Policy, class T, class Op, class Staged = no_staging>
 std::size_t scan_workspace_bytes_for(const char* function, long long n, const scan_options& options) {
   detail::check_count(function, n);
   std::size_t slots = 0, scratch = 0;
-  scan_strategies<Policy, T, Op>::workspace_needs(resolve_strategy(options), n, slots, scratch);
+  plan_workspace<Policy, Staged, T, Op>(resolve_strategy(options), n, slots, scratch);
   return slots == 0 && scratch == 0 ? 0 : workspace::bytes_needed(slots, scratch);
 }
 
-// The one host-side entry every scan goes through: check, plan storage, launch.
-template <class Policy, class T, class Op>
+// The one host-side entry every scan goes through: check, plan storage, launch. The look-back
+// strategies run the staged kernel when `Staged` names one and the arrays allow it.
+template <class Policy, class T, class Op, class Staged = no_staging>
 void dispatch_scan(const char* function, const T* in, T* out, long long n, bool exclusive, const T& init, Op op,
                    cudaStream_t stream, workspace* ws, const scan_options& options) {
   static_assert(std::is_trivially_copyable_v<T>, "scan values must be trivially copyable");
@@ -173,14 +249,15 @@ void dispatch_scan(const char* function, const T* in, T* out, long long n, bool 
   check_policy_options<Policy, T, Op>(function, options);
   const scan_strategy strategy = resolve_strategy(options);
   using strategies = scan_strategies<Policy, T, Op>;
-  if (strategies::tiles_for(n) > INT_MAX) {
+  using staged = staged_single_pass<Staged, T, Op>;
+  if (strategies::tiles_for(n) > INT_MAX || staged::tiles_for(n) > INT_MAX) {
     throw error(std::string(function) + ": n = " + std::to_string(n) + " needs more than 2^31 - 1 tiles of " +
                 std::to_string(Policy::tile_items) + " items; use a larger tile");
   }
   if (n == 0) return;
 
   std::size_t slots = 0, scratch = 0;
-  strategies::workspace_needs(strategy, n, slots, scratch);
+  plan_workspace<Policy, Staged, T, Op>(strategy, n, slots, scratch);
   workspace_view view{};
   workspace temporary;
   if (slots != 0 || scratch != 0) view = (ws != nullptr ? *ws : temporary).prepare(slots, scratch, stream);
@@ -200,13 +277,13 @@ void dispatch_scan(const char* function, const T* in, T* out, long long n, bool 
       // Integer operators give the same bits in any association, so they keep the faster look-back.
       if constexpr (!has_exact_association<T>()) {
         if (options.deterministic) {
-          strategies::template single_pass<tile_prefix_source::deterministic_look_back>(in, out, n, exclusive, init,
-                                                                                        op, view, stream);
+          look_back<Policy, Staged, tile_prefix_source::deterministic_look_back>(in, out, n, exclusive, init, op, view,
+                                                                                 stream);
           break;
         }
       }
-      strategies::template single_pass<tile_prefix_source::decoupled_look_back>(in, out, n, exclusive, init, op, view,
-                                                                                stream);
+      look_back<Policy, Staged, tile_prefix_source::decoupled_look_back>(in, out, n, exclusive, init, op, view,
+                                                                         stream);
       break;
   }
   temporary.release();  // if it was used: cudaFreeAsync on `stream`, ordered after the launches above

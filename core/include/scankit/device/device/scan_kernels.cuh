@@ -11,42 +11,11 @@
 
 #include "scankit/device/block/block_scan.cuh"
 #include "scankit/device/block/tile_io.cuh"
+#include "scankit/device/device/tile_prefix.cuh"
 #include "scankit/device/thread/thread_scan.cuh"
-#include "scankit/device/tile/look_back.cuh"
-#include "scankit/device/tile/tile_state.cuh"
 #include "scankit/device/tile/tile_ticket.cuh"
 
 namespace scankit::device_detail {
-
-// Where a tile's prefix comes from.
-enum class tile_prefix_source {
-  independent,         // none, or args.seed (tile 0), or args.tile_prefixes (scanned totals)
-  chained,             // the predecessor's published inclusive prefix
-  decoupled_look_back, // the look-back over published aggregates and prefixes
-  deterministic_look_back  // a look-back with a fixed association (group leaders publish prefixes)
-};
-
-// Tiles per group of the deterministic look-back: one leader-to-leader hop per group. At about
-// 0.7 us per hop and 8 ns of copy time per 16 KiB tile on the H200, 256 tiles per hop keeps the
-// chain well under the memory time.
-constexpr int deterministic_group_tiles = 256;
-
-template <class T>
-struct scan_tiles_args {
-  const T* in;
-  T* out;
-  long long n;
-  long long tiles;
-  bool exclusive;             // write exclusive results (out[i] excludes in[i])
-  bool has_seed;              // `seed` goes in front of everything (exclusive scan's init)
-  T seed;
-  const T* tile_prefixes;     // independent: scanned tile totals, or nullptr
-  bool tile_prefixes_exclusive;  // prefix of tile t is tile_prefixes[t] (else tile_prefixes[t-1], t > 0)
-  T* tile_totals;             // independent: each tile's aggregate is written here, or nullptr
-  std::uint32_t* ticket;      // single pass: tile ticket counter
-  tile_state<T> state;        // single pass: published tile states
-  look_back_backoff backoff;
-};
 
 template <class Policy, class T>
 struct tile_kernel_storage {
@@ -89,68 +58,15 @@ __global__ void __launch_bounds__(Policy::block_threads) scan_tiles_kernel(scan_
 
   const block_scan_result<T> scanned = block_scan::scan(thread_reduce(items, op), s.scan_storage, op);
 
-  // The tile's exclusive prefix, if it has one.
-  bool has_tile_prefix = false;
-  T tile_prefix = scanned.aggregate;  // any value; only read when has_tile_prefix
-  if constexpr (Source == tile_prefix_source::independent) {
-    if (args.tile_prefixes != nullptr) {
-      if (args.tile_prefixes_exclusive) {
-        has_tile_prefix = true;
-        tile_prefix = args.tile_prefixes[tile];
-      } else if (tile > 0) {
-        has_tile_prefix = true;
-        tile_prefix = args.tile_prefixes[tile - 1];
-      }
-    } else if (args.has_seed && tile == 0) {
-      has_tile_prefix = true;
-      tile_prefix = args.seed;
-    }
-    if (args.tile_totals != nullptr && threadIdx.x == 0) args.tile_totals[tile] = scanned.aggregate;
-  } else {
-    if (tile == 0) {
-      has_tile_prefix = args.has_seed;
-      tile_prefix = args.seed;
-      if (threadIdx.x == 0) {
-        args.state.publish(0, flag_prefix, args.has_seed ? op(args.seed, scanned.aggregate) : scanned.aggregate);
-      }
-    } else {
-      if constexpr (Source == tile_prefix_source::decoupled_look_back) {
-        if (threadIdx.x < 32) {
-          if (threadIdx.x == 0) args.state.publish(tile, flag_aggregate, scanned.aggregate);
-          const T prefix = decoupled_look_back<T>(args.state, tile, op, args.backoff);
-          if (threadIdx.x == 0) {
-            args.state.publish(tile, flag_prefix, op(prefix, scanned.aggregate));
-            s.tile_prefix = prefix;
-          }
-        }
-      } else if constexpr (Source == tile_prefix_source::deterministic_look_back) {
-        if (threadIdx.x < 32) {
-          const bool leader = tile % deterministic_group_tiles == 0;
-          if (threadIdx.x == 0 && !leader) args.state.publish(tile, flag_aggregate, scanned.aggregate);
-          const T prefix = deterministic_look_back<deterministic_group_tiles, T>(args.state, tile, op, args.backoff);
-          if (threadIdx.x == 0) {
-            if (leader) args.state.publish(tile, flag_prefix, op(prefix, scanned.aggregate));
-            s.tile_prefix = prefix;
-          }
-        }
-      } else {
-        if (threadIdx.x == 0) {
-          const T prefix = chained_wait_for_predecessor<T>(args.state, tile, args.backoff);
-          args.state.publish(tile, flag_prefix, op(prefix, scanned.aggregate));
-          s.tile_prefix = prefix;
-        }
-      }
-      __syncthreads();
-      has_tile_prefix = true;
-      tile_prefix = s.tile_prefix;
-    }
-  }
+  const optional_prefix<T> tile_prefix =
+      resolve_tile_prefix<Source>(args, tile, scanned.aggregate, op, s.tile_prefix);
+  const bool has_tile_prefix = tile_prefix.present;
 
   // This thread's prefix: the tile prefix and the totals of the threads before it.
   bool has_prefix = has_tile_prefix;
-  T prefix = tile_prefix;
+  T prefix = tile_prefix.value;
   if (threadIdx.x > 0) {
-    prefix = has_tile_prefix ? op(tile_prefix, scanned.exclusive) : scanned.exclusive;
+    prefix = has_tile_prefix ? op(tile_prefix.value, scanned.exclusive) : scanned.exclusive;
     has_prefix = true;
   }
 

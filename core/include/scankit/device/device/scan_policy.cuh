@@ -2,6 +2,8 @@
 // the tuned shape per value size. Tuning lives here, next to nothing else.
 #pragma once
 
+#include <type_traits>
+
 #include "scankit/device/tile/look_back.cuh"
 #include "scankit/scan_options.hpp"
 
@@ -29,6 +31,34 @@ struct scan_tuning {
   static constexpr int tile_bytes = 16384;
   static constexpr int items_per_thread =
       sizeof(T) >= 16 ? 4 : (tile_bytes / block_threads) / static_cast<int>(sizeof(T));
+};
+
+// The staged single-pass kernel's shape: BlockThreads threads, each owning ChunksPerThread 16-byte
+// chunks of the tile (tile bytes = 16 x BlockThreads x ChunksPerThread, whatever the value type).
+// MinBlocksPerSm goes to __launch_bounds__ (it caps registers so that many blocks fit);
+// LookBackTilesPerLane widens the look-back window to 32 x that many tiles (look_back.cuh).
+template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1,
+          unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024>
+struct staged_scan_policy {
+  static_assert(BlockThreads >= 32 && BlockThreads <= 1024 && (BlockThreads & (BlockThreads - 1)) == 0,
+                "block size must be a power of two between 32 and 1024");
+  static_assert(ChunksPerThread >= 1, "chunks per thread must be positive");
+  static_assert(BlockThreads * ChunksPerThread * 16 <= 40 * 1024, "a staged tile must fit in static shared memory");
+  static constexpr int block_threads = BlockThreads;
+  static constexpr int chunks_per_thread = ChunksPerThread;
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm;
+  static constexpr int look_back_tiles_per_lane = LookBackTilesPerLane;
+  static constexpr int tile_bytes = BlockThreads * ChunksPerThread * 16;
+  static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
+};
+
+// Tuned for the H200 (bench/tune_scan.cu sweeps the alternatives; bench/results/ holds the runs):
+// 32 KiB tiles of 256 threads x 8 chunks were the fastest measured for 1-, 4- and 8-byte values
+// at 2^28 (int32 0.775 of copy against 0.758 for 16 KiB tiles); 16-byte values take 128 x 4 to
+// stay near 70 registers.
+template <class T>
+struct staged_scan_tuning {
+  using policy = std::conditional_t<sizeof(T) <= 8, staged_scan_policy<256, 8>, staged_scan_policy<128, 4>>;
 };
 
 template <class T, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>

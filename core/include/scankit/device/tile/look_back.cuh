@@ -24,30 +24,64 @@ struct look_back_backoff {
 };
 
 // All 32 lanes of one warp call this for tile >= 1; every lane gets the tile's exclusive prefix.
-template <class T, class Op, class State>
+// TilesPerLane > 1 widens the window to 32 x TilesPerLane tiles (lane l reads TilesPerLane
+// consecutive states, all loads in flight at once): fewer round trips to L2 when the nearest
+// published prefix is far back, for a few more registers.
+template <class T, int TilesPerLane = 1, class Op, class State>
 __device__ __forceinline__ T decoupled_look_back(const State& state, long long tile, Op op, look_back_backoff backoff) {
+  constexpr int M = TilesPerLane;
+  static_assert(M >= 1, "at least one tile per lane");
   const int lane = lane_id();
-  long long window_last = tile - 1;  // lane 31 looks at window_last, lane 31 - i at window_last - i
+  long long window_last = tile - 1;  // lane 31 ends at window_last
   T prefix;
   bool have_prefix = false;
   for (;;) {
-    const long long predecessor = window_last - 31 + lane;
-    T value;
-    tile_flag flag;
+    const long long lane_first = window_last - 32 * M + 1 + static_cast<long long>(lane) * M;
+    T values[M];
+    tile_flag flags[M];
     unsigned delay = backoff.first_ns;
     for (;;) {
-      flag = predecessor >= 0 ? state.read(predecessor, value) : flag_prefix;
-      if (__all_sync(full_warp_mask, flag != flag_none)) break;
+      bool ready = true;
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        // Tiles before 0 read as prefixes so that the wait ends; the ballot below ignores them.
+        flags[m] = lane_first + m >= 0 ? state.read(lane_first + m, values[m]) : flag_prefix;
+        ready = ready && flags[m] != flag_none;
+      }
+      if (__all_sync(full_warp_mask, ready)) break;
       if (delay > 0) __nanosleep(delay);
       delay = delay * 2 < backoff.max_ns ? delay * 2 : backoff.max_ns;
     }
-    const unsigned prefix_lanes = __ballot_sync(full_warp_mask, predecessor >= 0 && flag == flag_prefix);
-    const int first = prefix_lanes != 0 ? 31 - __clz(static_cast<int>(prefix_lanes)) : 0;
-    const T window = warp_reduce_valid_suffix(value, lane >= first && predecessor >= 0, op);
+    // This lane's last published prefix, if any; the window's last one is in the highest such lane.
+    int last_prefix = -1;
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      if (lane_first + m >= 0 && flags[m] == flag_prefix) last_prefix = m;
+    }
+    const unsigned prefix_lanes = __ballot_sync(full_warp_mask, last_prefix >= 0);
+    const int first_lane = prefix_lanes != 0 ? 31 - __clz(static_cast<int>(prefix_lanes)) : 0;
+    // Fold this lane's part of [the last prefix .. window_last] in tile order.
+    const int from = lane == first_lane && prefix_lanes != 0 ? last_prefix : 0;
+    T lane_value = values[M - 1];
+    bool lane_valid = lane >= first_lane;
+    if constexpr (M > 1) {
+      bool started = false;
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        if (m >= from && lane_first + m >= 0) {
+          lane_value = started ? op(lane_value, values[m]) : values[m];
+          started = true;
+        }
+      }
+      lane_valid = lane_valid && started;
+    } else {
+      lane_valid = lane_valid && lane_first >= 0;
+    }
+    const T window = warp_reduce_valid_suffix(lane_value, lane_valid, op);
     prefix = have_prefix ? op(window, prefix) : window;  // the window lies before what we have
     have_prefix = true;
     if (prefix_lanes != 0) return prefix;
-    window_last -= 32;
+    window_last -= 32 * M;
   }
 }
 

@@ -1,0 +1,148 @@
+// Device layer: the single-pass tile kernel with the tile staged in shared memory (sm_90 bulk
+// copy), the default for 1-, 2-, 4-, 8- and 16-byte values on 16-byte-aligned arrays.
+//
+// Why a second tile kernel: the register kernel (scan_tiles_kernel) holds its whole tile in
+// registers while warp 0 looks back, which limits it to 5 blocks per SM and leaves the memory
+// system idle while blocks wait (ncu at 2^24: 56-63% of stalls at the post-look-back barrier).
+// Here the tile waits in shared memory and each thread keeps only V partial values, so many more
+// blocks (and their loads) are in flight per SM.
+//
+// Layout: the tile is V stripes of BlockThreads 16-byte chunks; thread t reads chunk t of each
+// stripe (conflict-free shared-memory reads, coalesced 16-byte global stores). Each thread
+// reduces its chunk of every stripe, one block scan of value_lanes<T, V> scans all stripes at
+// once, and the stripes are chained in order: stripe v's prefix is the tile prefix followed by
+// the totals of stripes 0..v-1.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "scankit/device/block/block_scan_warp_of_warps.cuh"
+#include "scankit/device/block/tile_stage.cuh"
+#include "scankit/device/device/tile_prefix.cuh"
+#include "scankit/device/thread/thread_scan.cuh"
+#include "scankit/device/thread/value_lanes.cuh"
+#include "scankit/device/tile/tile_ticket.cuh"
+
+namespace scankit::device_detail {
+
+// Value types the staged kernel takes: whole values per 16-byte chunk.
+template <class T>
+constexpr bool stageable = sizeof(T) <= 16 && 16 % sizeof(T) == 0;
+
+template <class StagedPolicy, class T>
+struct staged_shape {
+  static_assert(stageable<T>, "the staged kernel needs a value size that divides 16 bytes");
+  static constexpr int block_threads = StagedPolicy::block_threads;
+  static constexpr int stripes = StagedPolicy::chunks_per_thread;
+  static constexpr int items_per_chunk = 16 / static_cast<int>(sizeof(T));
+  static constexpr int tile_items = block_threads * stripes * items_per_chunk;
+};
+
+template <class StagedPolicy, class T>
+struct staged_kernel_storage {
+  using shape = staged_shape<StagedPolicy, T>;
+  using stage = tile_stage<T, shape::tile_items, shape::block_threads>;
+  using lanes = value_lanes<T, shape::stripes>;
+  using block_scan = block_scan_warp_of_warps<lanes, shape::block_threads>;
+  typename stage::storage staged;
+  typename block_scan::storage scan_storage;
+  T tile_prefix;
+  std::uint32_t tile_id;
+};
+
+template <class T, int P>
+__device__ __forceinline__ void unpack_chunk(const int4& chunk, T (&items)[P]) {
+  static_assert(P * sizeof(T) == 16, "a chunk is 16 bytes");
+  memcpy(items, &chunk, 16);
+}
+
+template <class StagedPolicy, tile_prefix_source Source, class T, class Op>
+__global__ void __launch_bounds__(StagedPolicy::block_threads, StagedPolicy::min_blocks_per_sm)
+    scan_staged_tiles_kernel(scan_tiles_args<T> args, Op op) {
+  using shape = staged_shape<StagedPolicy, T>;
+  using storage_t = staged_kernel_storage<StagedPolicy, T>;
+  using stage = typename storage_t::stage;
+  using lanes = typename storage_t::lanes;
+  constexpr int B = shape::block_threads;
+  constexpr int V = shape::stripes;
+  constexpr int P = shape::items_per_chunk;
+  __shared__ storage_t s;
+
+  if (threadIdx.x == 0) {
+    const long long drawn = Source == tile_prefix_source::independent
+                                ? static_cast<long long>(blockIdx.x)
+                                : draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles));
+    s.tile_id = static_cast<std::uint32_t>(drawn);
+    stage::issue(s.staged, args.in, args.n, drawn);
+  }
+  __syncthreads();
+  const long long tile = s.tile_id;
+  stage::complete(s.staged, args.in, args.n, tile);
+
+  const int thread = static_cast<int>(threadIdx.x);
+  const int4* chunks = s.staged.chunks;
+
+  // Partials of this thread's chunk in every stripe, scanned across the block stripe by stripe.
+  lanes partials;
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    T items[P];
+    unpack_chunk(chunks[v * B + thread], items);
+    partials.lane[v] = thread_reduce(items, op);
+  }
+  const block_scan_result<lanes> scanned =
+      storage_t::block_scan::scan(partials, s.scan_storage, lanewise<Op>{op});  // exclusive undefined on thread 0
+
+  T aggregate = scanned.aggregate.lane[0];
+#pragma unroll
+  for (int v = 1; v < V; ++v) aggregate = op(aggregate, scanned.aggregate.lane[v]);
+
+  const optional_prefix<T> tile_prefix = resolve_tile_prefix<Source, StagedPolicy::look_back_tiles_per_lane>(args, tile, aggregate, op, s.tile_prefix);
+
+  const long long base = tile * shape::tile_items;
+  const long long remaining = args.n - base;
+  const bool full = remaining >= shape::tile_items;
+  int4* out_chunks = reinterpret_cast<int4*>(args.out + base);
+
+  // stripe_prefix: everything before stripe v (the tile prefix, then stripes 0..v-1).
+  bool has_stripe_prefix = tile_prefix.present;
+  T stripe_prefix = tile_prefix.value;
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    bool has_prefix = has_stripe_prefix;
+    T prefix = stripe_prefix;
+    if (thread > 0) {
+      prefix = has_prefix ? op(stripe_prefix, scanned.exclusive.lane[v]) : scanned.exclusive.lane[v];
+      has_prefix = true;
+    }
+    T items[P];
+    unpack_chunk(chunks[v * B + thread], items);
+    // Without a prefix this is thread 0 of stripe 0 of tile 0 with no seed: an inclusive scan
+    // (exclusive scans always come with a seed here).
+    if (args.exclusive) {
+      thread_exclusive_scan(items, prefix, op);
+    } else if (has_prefix) {
+      thread_inclusive_scan(items, prefix, op);
+    } else {
+      thread_inclusive_scan(items, op);
+    }
+    if (full) {
+      int4 chunk;
+      memcpy(&chunk, items, 16);
+      out_chunks[v * B + thread] = chunk;
+    } else {
+      const long long first = static_cast<long long>(v * B + thread) * P;
+#pragma unroll
+      for (int k = 0; k < P; ++k)
+        if (first + k < remaining) args.out[base + first + k] = items[k];
+    }
+    // The stripe totals are read back from shared memory rather than kept in registers across
+    // the look-back (fewer registers per thread, more blocks per SM).
+    const T stripe_total = storage_t::block_scan::aggregate(s.scan_storage).lane[v];
+    stripe_prefix = has_stripe_prefix ? op(stripe_prefix, stripe_total) : stripe_total;
+    has_stripe_prefix = true;
+  }
+}
+
+}  // namespace scankit::device_detail

@@ -1,0 +1,114 @@
+// Device layer: where a tile's exclusive prefix comes from, shared by every tile kernel.
+//
+//   independent           none, a seed (tile 0), or an array of scanned tile totals
+//   chained               the predecessor's published inclusive prefix
+//   decoupled look-back   the look-back over published aggregates and prefixes (the default)
+//   deterministic         a look-back with a fixed association (group leaders publish prefixes)
+//
+// resolve_tile_prefix() also publishes this tile's aggregate and inclusive prefix for its
+// successors, so a kernel only has to compute its aggregate and call it.
+#pragma once
+
+#include <cstdint>
+
+#include "scankit/device/tile/look_back.cuh"
+#include "scankit/device/tile/tile_state.cuh"
+
+namespace scankit::device_detail {
+
+enum class tile_prefix_source {
+  independent,
+  chained,
+  decoupled_look_back,
+  deterministic_look_back
+};
+
+// Tiles per group of the deterministic look-back: one leader-to-leader hop per group. At about
+// 0.7 us per hop and 8 ns of copy time per 16 KiB tile on the H200, 256 tiles per hop keeps the
+// chain well under the memory time.
+constexpr int deterministic_group_tiles = 256;
+
+template <class T>
+struct scan_tiles_args {
+  const T* in;
+  T* out;
+  long long n;
+  long long tiles;
+  bool exclusive;             // write exclusive results (out[i] excludes in[i])
+  bool has_seed;              // `seed` goes in front of everything (exclusive scan's init)
+  T seed;
+  const T* tile_prefixes;     // independent: scanned tile totals, or nullptr
+  bool tile_prefixes_exclusive;  // prefix of tile t is tile_prefixes[t] (else tile_prefixes[t-1], t > 0)
+  T* tile_totals;             // independent: each tile's aggregate is written here, or nullptr
+  std::uint32_t* ticket;      // single pass: tile ticket counter
+  tile_state<T> state;        // single pass: published tile states
+  look_back_backoff backoff;
+};
+
+// A tile's exclusive prefix; `present` is false only where nothing precedes the tile
+// (tile 0 without a seed), since a user operator need not have an identity.
+template <class T>
+struct optional_prefix {
+  bool present;
+  T value;
+};
+
+// Every thread of the block calls this with the tile's aggregate (valid on thread 0 at least);
+// every thread gets the prefix. The single-pass sources end with a block barrier, after which
+// `broadcast` (shared memory) holds the prefix.
+template <tile_prefix_source Source, int LookBackTilesPerLane = 1, class T, class Op>
+__device__ __forceinline__ optional_prefix<T> resolve_tile_prefix(const scan_tiles_args<T>& args, long long tile,
+                                                                  const T& aggregate, Op op, T& broadcast) {
+  optional_prefix<T> prefix{false, aggregate};  // the value is only read when present
+  if constexpr (Source == tile_prefix_source::independent) {
+    if (args.tile_prefixes != nullptr) {
+      if (args.tile_prefixes_exclusive) {
+        prefix = {true, args.tile_prefixes[tile]};
+      } else if (tile > 0) {
+        prefix = {true, args.tile_prefixes[tile - 1]};
+      }
+    } else if (args.has_seed && tile == 0) {
+      prefix = {true, args.seed};
+    }
+    if (args.tile_totals != nullptr && threadIdx.x == 0) args.tile_totals[tile] = aggregate;
+    return prefix;
+  } else {
+    if (tile == 0) {
+      if (threadIdx.x == 0) {
+        args.state.publish(0, flag_prefix, args.has_seed ? op(args.seed, aggregate) : aggregate);
+      }
+      if (args.has_seed) prefix = {true, args.seed};
+      return prefix;
+    }
+    if constexpr (Source == tile_prefix_source::decoupled_look_back) {
+      if (threadIdx.x < 32) {
+        if (threadIdx.x == 0) args.state.publish(tile, flag_aggregate, aggregate);
+        const T before = decoupled_look_back<T, LookBackTilesPerLane>(args.state, tile, op, args.backoff);
+        if (threadIdx.x == 0) {
+          args.state.publish(tile, flag_prefix, op(before, aggregate));
+          broadcast = before;
+        }
+      }
+    } else if constexpr (Source == tile_prefix_source::deterministic_look_back) {
+      if (threadIdx.x < 32) {
+        const bool leader = tile % deterministic_group_tiles == 0;
+        if (threadIdx.x == 0 && !leader) args.state.publish(tile, flag_aggregate, aggregate);
+        const T before = deterministic_look_back<deterministic_group_tiles, T>(args.state, tile, op, args.backoff);
+        if (threadIdx.x == 0) {
+          if (leader) args.state.publish(tile, flag_prefix, op(before, aggregate));
+          broadcast = before;
+        }
+      }
+    } else {
+      if (threadIdx.x == 0) {
+        const T before = chained_wait_for_predecessor<T>(args.state, tile, args.backoff);
+        args.state.publish(tile, flag_prefix, op(before, aggregate));
+        broadcast = before;
+      }
+    }
+    __syncthreads();
+    return {true, broadcast};
+  }
+}
+
+}  // namespace scankit::device_detail
