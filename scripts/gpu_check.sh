@@ -177,7 +177,8 @@ step_tests() {
   skipped=$(grep -cE '\(Skipped\)$' "$log")
   if [[ -n "$line" ]]; then
     total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
-    failed=$(sed -E 's/.*, ([0-9]+) tests? failed.*/\1/' <<<"$line")
+    failed=0  # ctest prints "100% tests passed out of N" when nothing failed
+    [[ "$line" =~ ([0-9]+)\ tests?\ failed ]] && failed=${BASH_REMATCH[1]}
     passed=$(( total - failed - skipped ))
     add "tests: $passed passed, $failed failed, $skipped skipped of $total (ctest -L gpu, ${secs}s, exit $rc)"
   elif (( rc == 124 || rc == 137 )); then

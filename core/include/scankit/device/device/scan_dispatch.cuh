@@ -33,6 +33,24 @@ inline void check_launch(const char* kernel) {
 
 constexpr std::size_t round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
+// The arguments of a single-pass launch of `tiles` tiles (either tile kernel).
+template <class T>
+scan_tiles_args<T> single_pass_args(const T* in, T* out, long long n, long long tiles, bool exclusive, const T& init,
+                                    const workspace_view& view, look_back_backoff backoff) {
+  scan_tiles_args<T> args{};
+  args.in = in;
+  args.out = out;
+  args.n = n;
+  args.tiles = tiles;
+  args.exclusive = exclusive;
+  args.has_seed = exclusive;
+  args.seed = init;
+  args.ticket = view.ticket;
+  args.state = make_tile_state<T>(view.state_slots, view.scratch, static_cast<std::size_t>(tiles), view.epoch);
+  args.backoff = backoff;
+  return args;
+}
+
 template <class Policy, class T, class Op>
 struct scan_strategies {
   static constexpr long long tile_items = Policy::tile_items;
@@ -122,12 +140,8 @@ struct scan_strategies {
   static void single_pass(const T* in, T* out, long long n, bool exclusive, const T& init, Op op,
                           const workspace_view& view, cudaStream_t stream) {
     if (n <= tile_items) return single_tile(in, out, n, exclusive, init, op, stream);
-    scan_tiles_args<T> args = base_args(in, out, n, exclusive);
-    args.has_seed = exclusive;
-    args.seed = init;
-    args.ticket = view.ticket;
-    args.state = make_tile_state<T>(view.state_slots, view.scratch, static_cast<std::size_t>(args.tiles), view.epoch);
-    args.backoff = Policy::backoff;
+    const scan_tiles_args<T> args =
+        single_pass_args(in, out, n, tiles_for(n), exclusive, init, view, Policy::backoff);
     scan_tiles_kernel<Policy, Source><<<static_cast<unsigned>(args.tiles), threads, 0, stream>>>(args, op);
     check_launch(Source == tile_prefix_source::chained                   ? "scan_tiles_kernel (chained)"
                  : Source == tile_prefix_source::deterministic_look_back ? "scan_tiles_kernel (deterministic look-back)"
@@ -162,18 +176,8 @@ struct staged_single_pass {
   static void run(const T* in, T* out, long long n, bool exclusive, const T& init, Op op, const workspace_view& view,
                   cudaStream_t stream) {
     if constexpr (available) {
-      scan_tiles_args<T> args{};
-      args.in = in;
-      args.out = out;
-      args.n = n;
-      args.tiles = tiles_for(n);
-      args.exclusive = exclusive;
-      args.has_seed = exclusive;
-      args.seed = init;
-      args.ticket = view.ticket;
-      args.state =
-          make_tile_state<T>(view.state_slots, view.scratch, static_cast<std::size_t>(args.tiles), view.epoch);
-      args.backoff = Staged::backoff;
+      const scan_tiles_args<T> args =
+          single_pass_args(in, out, n, tiles_for(n), exclusive, init, view, Staged::backoff);
       scan_staged_tiles_kernel<Staged, Source>
           <<<static_cast<unsigned>(args.tiles), Staged::block_threads, 0, stream>>>(args, op);
       check_launch(Source == tile_prefix_source::deterministic_look_back
