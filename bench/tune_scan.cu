@@ -211,7 +211,11 @@ struct type_bench {
   void variant(const std::string& label) {
     scankit::scan_options options;
     options.strategy = scankit::scan_strategy::decoupled_look_back;
-    auto launch = [&] { scankit::device::inclusive_scan<Policy>(in, out, n, scankit::plus_op{}, nullptr, &ws, options); };
+    measure(label, [&] { scankit::device::inclusive_scan<Policy>(in, out, n, scankit::plus_op{}, nullptr, &ws, options); });
+  }
+
+  // Runs `launch` once, checks the output against CUB's, then times it.
+  void measure(const std::string& label, const std::function<void()>& launch) {
     SCANKIT_CUDA_CHECK(cudaMemset(out, 0xA5, n * sizeof(T)));
     launch();
     SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -222,6 +226,35 @@ struct type_bench {
     const double ms = median_ms(launch);
     rows.push_back({name, label, n, ms, copy_ms / ms, cub_ms / ms, ok});
     print(rows.back());
+  }
+
+  // The staged kernel with its residency capped at `blocks_per_sm` (unused dynamic shared memory
+  // pads each block): fewer tiles in flight make a shallower memory queue, so predecessors'
+  // aggregates arrive closer together and the look-back waits less. Checked against CUB.
+  template <class Staged>
+  void capped(int blocks_per_sm, const std::string& label) {
+    using namespace scankit::device_detail;
+    constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
+    const long long tiles = (n + tile_items - 1) / tile_items;
+    auto* kernel = scan_staged_tiles_kernel<Staged, tile_prefix_source::decoupled_look_back, T, scankit::plus_op>;
+    cudaFuncAttributes attributes{};
+    SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    int smem_per_sm = 0, reserved = 0;
+    SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+    SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, 0));
+    int pad = smem_per_sm / blocks_per_sm - static_cast<int>(attributes.sharedSizeBytes) - reserved;
+    pad = pad < 0 ? 0 : pad / 128 * 128;
+    SCANKIT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, pad));
+    int active = 0;
+    SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, kernel, Staged::block_threads, pad));
+    auto launch = [&] {
+      const scankit::workspace_view view =
+          ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
+                     tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
+      const scan_tiles_args<T> args = single_pass_args(in, out, n, tiles, false, T{}, view, Staged::backoff);
+      kernel<<<static_cast<unsigned>(tiles), Staged::block_threads, pad>>>(args, scankit::plus_op{});
+    };
+    measure(label + " cap " + std::to_string(active) + " blocks/SM", launch);
   }
 
   // Timing only (no check): the staged kernel's tile movement alone, and its scan without the
@@ -277,21 +310,58 @@ std::string staged_label(int b, int v, int min_blocks = 1, int lanes = 1, unsign
          std::to_string(lanes) + " backoff " + std::to_string(first) + "-" + std::to_string(max);
 }
 
+// Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
+int write_json(const char* json) {
+  if (json != nullptr) {
+    FILE* f = std::fopen(json, "w");
+    if (f == nullptr) return 1;
+    cudaDeviceProp prop{};
+    SCANKIT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::fprintf(f, "{\n  \"gpu\": \"%s\",\n  \"rows\": [\n", prop.name);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& r = rows[i];
+      std::fprintf(f, "    {\"type\": \"%s\", \"variant\": \"%s\", \"n\": %lld, \"ms\": %.5f, \"frac_copy\": %.4f, \"vs_cub\": %.4f, \"ok\": %s}%s\n",
+                   r.type.c_str(), r.variant.c_str(), r.n, r.ms, r.frac_copy, r.vs_cub, r.ok ? "true" : "false",
+                   i + 1 < rows.size() ? "," : "");
+    }
+    std::fprintf(f, "  ]\n}\n");
+    std::fclose(f);
+  }
+  for (const auto& r : rows)
+    if (!r.ok) return 1;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int log2n = 28;
   const char* json = nullptr;
+  bool caps_only = false;  // only the residency-cap experiment
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--caps-only")) caps_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
     return 3;
   }
   const long long n = 1ll << log2n;
+  if (caps_only) {
+    {
+      type_bench<std::int32_t> t("int32", n);
+      for (int cap : {2, 3, 4, 5, 6}) t.capped<staged<256, 8>>(cap, staged_label(256, 8));
+      for (int cap : {3, 4, 6, 8, 10, 12}) t.capped<staged<128, 8>>(cap, staged_label(128, 8));
+      for (int cap : {3, 4, 6}) t.capped<staged<128, 16>>(cap, staged_label(128, 16));
+    }
+    {
+      type_bench<std::int64_t> t("int64", n);
+      for (int cap : {2, 3, 4}) t.capped<staged<256, 8>>(cap, staged_label(256, 8));
+    }
+    return write_json(json);
+  }
   time_look_back_only<1, 128>(65536);
   time_look_back_only<4, 128>(65536);
   time_look_back_only<16, 128>(65536);
@@ -354,22 +424,5 @@ int main(int argc, char** argv) {
     t.variant<p<512, 16>>(label(512, 16));
     t.variant<p<128, 64>>(label(128, 64));
   }
-  if (json != nullptr) {
-    FILE* f = std::fopen(json, "w");
-    if (f == nullptr) return 1;
-    cudaDeviceProp prop{};
-    SCANKIT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::fprintf(f, "{\n  \"gpu\": \"%s\",\n  \"rows\": [\n", prop.name);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      std::fprintf(f, "    {\"type\": \"%s\", \"variant\": \"%s\", \"n\": %lld, \"ms\": %.5f, \"frac_copy\": %.4f, \"vs_cub\": %.4f, \"ok\": %s}%s\n",
-                   r.type.c_str(), r.variant.c_str(), r.n, r.ms, r.frac_copy, r.vs_cub, r.ok ? "true" : "false",
-                   i + 1 < rows.size() ? "," : "");
-    }
-    std::fprintf(f, "  ]\n}\n");
-    std::fclose(f);
-  }
-  for (const auto& r : rows)
-    if (!r.ok) return 1;
-  return 0;
+  return write_json(json);
 }
