@@ -10,7 +10,8 @@ Writes, into --out (default docs/img of the repository):
     scan_throughput_int32.png            GB/s against n for int32: every strategy (warp-of-warps
                                          block scan), CUB and the device copy
     scan_frac_copy_2p28.png              fraction of copy bandwidth at n = 2^28 per value type:
-                                         CUB and scankit (decoupled look-back, warp-of-warps)
+                                         CUB and scankit (decoupled look-back: register kernel
+                                         with warp-of-warps, and the staged default kernel)
     scan_k_sweep.png                     items per thread (K) against fraction of copy bandwidth,
                                          int32, decoupled look-back, with CUB for reference
     scan_strategy_algorithm_int32_2p28.png  every strategy x block algorithm at int32, 2^28
@@ -127,7 +128,8 @@ def pow2_label(n):
 def plot_throughput_int32(rows, context, out):
     ns = sorted({r["n"] for r in rows.values() if r["type"] == "int32" and r["k"] is None})
     lines = [("copy (cudaMemcpy D2D)", "copy", None, None, "k", "--"), ("CUB DeviceScan", "cub", None, None, "tab:gray", "-")]
-    lines += [(s.replace("_", " "), "scankit", s, "warp_of_warps", None, "-") for s in STRATEGIES]
+    lines += [(s.replace("_", " ") + " (register kernel)", "scankit", s, "warp_of_warps", None, "-") for s in STRATEGIES]
+    lines += [("decoupled look-back, staged kernel (default)", "scankit", "decoupled_look_back", "staged", "tab:red", "-")]
     fig, ax = plt.subplots(figsize=(8, 5))
     drawn = 0
     for label, kind, strategy, algorithm, color, style in lines:
@@ -146,7 +148,7 @@ def plot_throughput_int32(rows, context, out):
     ax.set_xticklabels([pow2_label(n) for n in ns])
     ax.set_xlabel("n (int32 elements)")
     ax.set_ylabel("GB/s (2 n sizeof(T) / time)")
-    ax.set_title("Inclusive sum, int32: throughput (block scan: warp-of-warps)\n" + subtitle(context), fontsize=10)
+    ax.set_title("Inclusive sum, int32: throughput\n" + subtitle(context), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     return save(fig, out, "scan_throughput_int32.png")
@@ -158,16 +160,18 @@ def plot_frac_copy_2p28(rows, context, out):
     if not types:
         return None
     series = [("CUB DeviceScan", lambda t: find(rows, "cub", t, n), "tab:gray"),
-              ("scankit decoupled look-back", lambda t: find(rows, "scankit", t, n, "decoupled_look_back", "warp_of_warps"),
-               "tab:blue")]
-    fig, ax = plt.subplots(figsize=(8, 5))
-    width = 0.38
+              ("scankit register kernel", lambda t: find(rows, "scankit", t, n, "decoupled_look_back", "warp_of_warps"),
+               "tab:blue"),
+              ("scankit staged kernel (default)", lambda t: find(rows, "scankit", t, n, "decoupled_look_back", "staged"),
+               "tab:red")]
+    fig, ax = plt.subplots(figsize=(9, 5))
+    width = 0.27
     for i, (label, get, color) in enumerate(series):
         xs, ys = [], []
         for j, t in enumerate(types):
             r = get(t)
             if r is not None and "frac_copy" in r:
-                xs.append(j + (i - 0.5) * width)
+                xs.append(j + (i - (len(series) - 1) / 2) * width)
                 ys.append(r["frac_copy"])
         bars = ax.bar(xs, ys, width, label=label, color=color)
         for b, y in zip(bars, ys):
