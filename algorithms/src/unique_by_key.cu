@@ -38,13 +38,13 @@ std::size_t compact_workspace_bytes(std::int64_t n, std::size_t item_bytes, std:
   const std::size_t widest = item_bytes > extra_bytes ? item_bytes : extra_bytes;
   // Other item sizes are answered for the smallest tile (1 item per thread: the most state
   // slots); the staged copies of a three-step call in place come from item_bytes and extra_bytes.
-  long long tile_items = device_detail::compact_tuning<1>::block_threads;  // other sizes: 1 item per thread
+  long long tile_items = device_detail::compact_tuning<1, 2>::block_threads;  // other sizes: 1 item per thread
   switch (widest) {
-    case 1: tile_items = device_detail::tuned_compact_policy<1>::tile_items; break;
-    case 2: tile_items = device_detail::tuned_compact_policy<2>::tile_items; break;
-    case 4: tile_items = device_detail::tuned_compact_policy<4>::tile_items; break;
-    case 8: tile_items = device_detail::tuned_compact_policy<8>::tile_items; break;
-    case 16: tile_items = device_detail::tuned_compact_policy<16>::tile_items; break;
+    case 1: tile_items = device_detail::tuned_compact_policy<1, 2>::tile_items; break;
+    case 2: tile_items = device_detail::tuned_compact_policy<2, 2>::tile_items; break;
+    case 4: tile_items = device_detail::tuned_compact_policy<4, 2>::tile_items; break;
+    case 8: tile_items = device_detail::tuned_compact_policy<8, 2>::tile_items; break;
+    case 16: tile_items = device_detail::tuned_compact_policy<16, 2>::tile_items; break;
     default: break;
   }
   if (n <= 0) return 0;

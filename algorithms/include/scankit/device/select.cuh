@@ -35,7 +35,8 @@ template <class Policy, class T, class Pred>
 using select_if_plan = device_detail::resolved_compact_policy<Policy, sizeof(T)>;
 
 template <class Policy, class T, class S>
-using stencil_plan = device_detail::resolved_compact_policy<Policy, (sizeof(T) > sizeof(S) ? sizeof(T) : sizeof(S))>;
+using stencil_plan =  // the stencil tile is buffered in shared memory beside the items
+    device_detail::resolved_compact_policy<Policy, (sizeof(T) > sizeof(S) ? sizeof(T) : sizeof(S)), 2>;
 
 template <class P, class T>
 void check_select_if(const char* function, const T* in, const T* out, std::int64_t n, const compact_options& options) {
@@ -141,7 +142,9 @@ template <class T, class Extra = device_detail::no_values, class Policy = tuned>
 std::size_t compact_workspace_bytes(std::int64_t n, const compact_options& options = {}) {
   constexpr std::size_t extra = std::is_same_v<Extra, device_detail::no_values> ? 0 : sizeof(Extra);
   constexpr std::size_t widest = sizeof(T) > extra ? sizeof(T) : extra;
-  using P = device_detail::resolved_compact_policy<Policy, widest>;
+  // With a second array the tuned tile may be halved (two buffered arrays): answer for that one,
+  // which has the most tiles.
+  using P = device_detail::resolved_compact_policy<Policy, widest, extra == 0 ? 1 : 2>;
   if constexpr (extra == 0) {
     return device_detail::compact_workspace_bytes_for<P, device_detail::predicate_source<T, flag_is_set>>(n, options,
                                                                                                          true);

@@ -44,7 +44,8 @@ template <class Eq>
 using not_a_stream = std::enable_if_t<!std::is_convertible_v<Eq, cudaStream_t>, int>;
 
 template <class Policy, class K, class V>
-using unique_by_key_plan = device_detail::resolved_compact_policy<Policy, (sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V))>;
+using unique_by_key_plan =
+    device_detail::resolved_compact_policy<Policy, (sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V)), 2>;
 
 }  // namespace compact_detail
 

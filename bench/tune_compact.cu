@@ -1,0 +1,203 @@
+// Tuning sweep for single-pass compaction: tile shapes (block size x items per thread) of
+// select_if and unique, timed beside cudaMemcpy D2D and cub::DeviceSelect on the same data. Each
+// variant's count and output are checked against CUB's first.
+//
+//   tune_compact [--json FILE] [--log2n 28] [--reps 20]
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cub/device/device_select.cuh>
+#include <cuda_runtime.h>
+
+#include "scankit/device/select.cuh"
+#include "scankit/device/unique.cuh"
+#include "scankit/error.hpp"
+
+namespace {
+
+struct row {
+  std::string workload, variant;
+  double ms, frac_copy, vs_cub;
+  bool ok;
+};
+std::vector<row> rows;
+int reps = 20;
+
+double median_ms(const std::function<void()>& f) {
+  cudaEvent_t a, b;
+  SCANKIT_CUDA_CHECK(cudaEventCreate(&a));
+  SCANKIT_CUDA_CHECK(cudaEventCreate(&b));
+  f();
+  SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    SCANKIT_CUDA_CHECK(cudaEventRecord(a));
+    f();
+    SCANKIT_CUDA_CHECK(cudaEventRecord(b));
+    SCANKIT_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    SCANKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <class T>
+struct below {
+  T threshold;
+  __host__ __device__ bool operator()(const T& x) const { return x < threshold; }
+};
+
+// One workload: n items, CUB's result and timing, a copy of the bytes read + written.
+template <class T>
+struct workload {
+  std::string name;
+  long long n;
+  bool unique;
+  T threshold;
+  T *in = nullptr, *out = nullptr, *ref = nullptr;
+  std::int64_t *count = nullptr, *ref_count = nullptr;
+  double copy_ms = 0, cub_ms = 0;
+  std::int64_t kept = 0;
+  scankit::workspace ws;
+
+  workload(std::string label, long long items, double keep, bool is_unique)
+      : name(std::move(label)), n(items), unique(is_unique) {
+    SCANKIT_CUDA_CHECK(cudaMalloc(&in, n * sizeof(T)));
+    SCANKIT_CUDA_CHECK(cudaMalloc(&out, n * sizeof(T)));
+    SCANKIT_CUDA_CHECK(cudaMalloc(&ref, n * sizeof(T)));
+    SCANKIT_CUDA_CHECK(cudaMalloc(&count, sizeof(std::int64_t)));
+    SCANKIT_CUDA_CHECK(cudaMalloc(&ref_count, sizeof(std::int64_t)));
+    std::vector<T> host(static_cast<std::size_t>(n));
+    std::uint64_t x = 88172645463325252ull;
+    for (long long i = 0; i < n; ++i) {
+      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      // unique: runs of about 4 equal keys; select: uniform values
+      host[static_cast<std::size_t>(i)] = is_unique ? static_cast<T>((i >> 2) * 2654435761ull % 1000003ull) : static_cast<T>(x);
+    }
+    threshold = static_cast<T>(keep * static_cast<double>(static_cast<T>(~T{0})));
+    SCANKIT_CUDA_CHECK(cudaMemcpy(in, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    std::size_t temp_bytes = 0;
+    void* temp = nullptr;
+    auto run_cub = [&] {
+      if (unique) {
+        SCANKIT_CUDA_CHECK(cub::DeviceSelect::Unique(temp, temp_bytes, in, ref, ref_count, n));
+      } else {
+        SCANKIT_CUDA_CHECK(cub::DeviceSelect::If(temp, temp_bytes, in, ref, ref_count, n, below<T>{threshold}));
+      }
+    };
+    run_cub();
+    SCANKIT_CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
+    cub_ms = median_ms(run_cub);
+    SCANKIT_CUDA_CHECK(cudaFree(temp));
+    SCANKIT_CUDA_CHECK(cudaMemcpy(&kept, ref_count, sizeof(kept), cudaMemcpyDeviceToHost));
+    const std::size_t bytes = static_cast<std::size_t>(n + kept) * sizeof(T);  // read + written
+    copy_ms = median_ms([&] { SCANKIT_CUDA_CHECK(cudaMemcpyAsync(out, in, bytes / 2, cudaMemcpyDeviceToDevice)); });
+    rows.push_back({name, "cub", cub_ms, copy_ms / cub_ms, 1.0, true});
+    print(rows.back());
+  }
+  ~workload() {
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(ref);
+    cudaFree(count);
+    cudaFree(ref_count);
+  }
+
+  static void print(const row& r) {
+    std::printf("%-22s %-18s %8.3f ms  %.3f of copy  %.2fx CUB  %s\n", r.workload.c_str(), r.variant.c_str(), r.ms,
+                r.frac_copy, r.vs_cub, r.ok ? "" : "MISMATCH");
+    std::fflush(stdout);
+  }
+
+  template <int B, int K>
+  void variant() {
+    using policy = scankit::device::compact_policy<B, K>;
+    auto launch = [&] {
+      if (unique) {
+        scankit::device::unique<policy>(in, out, count, n, nullptr, &ws);
+      } else {
+        scankit::device::select_if<policy>(in, out, count, n, below<T>{threshold}, nullptr, &ws);
+      }
+    };
+    SCANKIT_CUDA_CHECK(cudaMemset(out, 0xA5, n * sizeof(T)));
+    launch();
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    std::int64_t got = -1;
+    SCANKIT_CUDA_CHECK(cudaMemcpy(&got, count, sizeof(got), cudaMemcpyDeviceToHost));
+    bool ok = got == kept;
+    if (ok) {
+      std::vector<T> a(static_cast<std::size_t>(kept)), b(static_cast<std::size_t>(kept));
+      SCANKIT_CUDA_CHECK(cudaMemcpy(a.data(), out, kept * sizeof(T), cudaMemcpyDeviceToHost));
+      SCANKIT_CUDA_CHECK(cudaMemcpy(b.data(), ref, kept * sizeof(T), cudaMemcpyDeviceToHost));
+      ok = a == b;
+    }
+    const double ms = median_ms(launch);
+    rows.push_back({name, "b" + std::to_string(B) + " k" + std::to_string(K), ms, copy_ms / ms, cub_ms / ms, ok});
+    print(rows.back());
+  }
+
+  void sweep() {
+    variant<256, 16>();
+    variant<128, 32>();
+    variant<256, 32>();
+    variant<512, 16>();
+    variant<128, 16>();
+    variant<256, 8>();
+    variant<512, 8>();
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int log2n = 28;
+  const char* json = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+    else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+  }
+  if (!scankit::cuda_device_available()) {
+    std::puts("tune_compact: no CUDA device");
+    return 3;
+  }
+  const long long n = 1ll << log2n;
+  { workload<std::uint32_t>("select u32 50%", n, 0.5, false).sweep(); }
+  { workload<std::uint32_t>("select u32 1%", n, 0.01, false).sweep(); }
+  { workload<std::uint32_t>("select u32 99%", n, 0.99, false).sweep(); }
+  {
+    workload<std::uint64_t> w("select u64 50%", n, 0.5, false);
+    w.variant<256, 8>();
+    w.variant<128, 16>();
+    w.variant<256, 16>();
+    w.variant<128, 32>();
+  }
+  { workload<std::uint32_t>("unique u32 runs ~4", n, 0, true).sweep(); }
+  if (json != nullptr) {
+    FILE* f = std::fopen(json, "w");
+    if (f == nullptr) return 1;
+    std::fprintf(f, "{\n  \"n\": %lld,\n  \"rows\": [\n", n);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& r = rows[i];
+      std::fprintf(f, "    {\"workload\": \"%s\", \"variant\": \"%s\", \"ms\": %.5f, \"frac_copy\": %.4f, \"vs_cub\": %.4f, \"ok\": %s}%s\n",
+                   r.workload.c_str(), r.variant.c_str(), r.ms, r.frac_copy, r.vs_cub, r.ok ? "true" : "false",
+                   i + 1 < rows.size() ? "," : "");
+    }
+    std::fprintf(f, "  ]\n}\n");
+    std::fclose(f);
+  }
+  for (const auto& r : rows)
+    if (!r.ok) return 1;
+  return 0;
+}
