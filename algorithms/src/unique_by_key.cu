@@ -30,6 +30,24 @@ SCANKIT_DEFINE_UNIQUE_BY_KEY_64(std::uint64_t)
 
 namespace scankit {
 
+namespace {
+
+// The tuned compaction tile for the widest per-item array; other sizes are answered for the
+// smallest tile (1 item per thread: the most state slots).
+template <int BufferedArrays>
+long long tuned_tile_items(std::size_t widest) {
+  switch (widest) {
+    case 1: return device_detail::tuned_compact_policy<1, BufferedArrays>::tile_items;
+    case 2: return device_detail::tuned_compact_policy<2, BufferedArrays>::tile_items;
+    case 4: return device_detail::tuned_compact_policy<4, BufferedArrays>::tile_items;
+    case 8: return device_detail::tuned_compact_policy<8, BufferedArrays>::tile_items;
+    case 16: return device_detail::tuned_compact_policy<16, BufferedArrays>::tile_items;
+    default: return device_detail::compact_tuning<1, BufferedArrays>::block_threads;
+  }
+}
+
+}  // namespace
+
 // Sizing for callers who allocate their workspace: the tuned tile of the widest per-item array.
 std::size_t compact_workspace_bytes(std::int64_t n, std::size_t item_bytes, std::size_t extra_bytes,
                                     const compact_options& options) {
@@ -38,15 +56,9 @@ std::size_t compact_workspace_bytes(std::int64_t n, std::size_t item_bytes, std:
   const std::size_t widest = item_bytes > extra_bytes ? item_bytes : extra_bytes;
   // Other item sizes are answered for the smallest tile (1 item per thread: the most state
   // slots); the staged copies of a three-step call in place come from item_bytes and extra_bytes.
-  long long tile_items = device_detail::compact_tuning<1, 2>::block_threads;  // other sizes: 1 item per thread
-  switch (widest) {
-    case 1: tile_items = device_detail::tuned_compact_policy<1, 2>::tile_items; break;
-    case 2: tile_items = device_detail::tuned_compact_policy<2, 2>::tile_items; break;
-    case 4: tile_items = device_detail::tuned_compact_policy<4, 2>::tile_items; break;
-    case 8: tile_items = device_detail::tuned_compact_policy<8, 2>::tile_items; break;
-    case 16: tile_items = device_detail::tuned_compact_policy<16, 2>::tile_items; break;
-    default: break;
-  }
+  // A second per-item array (stencil, values) may be buffered beside the items, which halves the
+  // tuned tile: answer for that tile (the most tiles), as the template sizing does.
+  const long long tile_items = extra_bytes == 0 ? tuned_tile_items<1>(widest) : tuned_tile_items<2>(widest);
   if (n <= 0) return 0;
   const bool wide = device_detail::needs_64bit_offsets(n, options);
   const auto count = static_cast<std::size_t>(n);
