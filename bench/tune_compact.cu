@@ -16,6 +16,8 @@
 #include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 
+#include "median_time.hpp"
+
 #include "scankit/device/select.cuh"
 #include "scankit/device/unique.cuh"
 #include "scankit/error.hpp"
@@ -30,27 +32,7 @@ struct row {
 std::vector<row> rows;
 int reps = 20;
 
-double median_ms(const std::function<void()>& f) {
-  cudaEvent_t a, b;
-  SCANKIT_CUDA_CHECK(cudaEventCreate(&a));
-  SCANKIT_CUDA_CHECK(cudaEventCreate(&b));
-  f();
-  SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    SCANKIT_CUDA_CHECK(cudaEventRecord(a));
-    f();
-    SCANKIT_CUDA_CHECK(cudaEventRecord(b));
-    SCANKIT_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    SCANKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+double median_ms(const std::function<void()>& f) { return scankit_bench::median_ms(f, reps); }
 
 template <class T>
 struct below {
