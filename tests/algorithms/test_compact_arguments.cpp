@@ -128,8 +128,8 @@ TEST(CompactArguments, WorkspaceSizes) {
   compact_options wide;
   wide.force_64bit_offsets = true;
   const std::size_t wider = scankit::compact_workspace_bytes(std::int64_t{1} << 28, 4, 0, wide);
-  EXPECT_GT(narrow, std::size_t{65536} * 8);  // a slot per 4096-item tile
-  EXPECT_GT(wider, narrow);                   // plus the 64-bit payloads
+  EXPECT_GT(narrow, std::size_t{32768} * 8);  // an 8-byte slot per tile of 8192 4-byte items (32 KiB)
+  EXPECT_GT(wider, narrow);                   // two slots per tile (the 128-bit packed state)
   compact_options three;
   three.strategy = scankit::compact_strategy::three_step;
   EXPECT_GT(scankit::compact_workspace_bytes(1000, 4, 0, three), 4000u);
