@@ -11,7 +11,7 @@
 //   copy                cudaMemcpyAsync D2D of half the bytes the compaction moves (see below)
 //   cub                 cub::DeviceSelect::If / DevicePartition::If / DeviceSelect::Unique
 //   scankit_single_pass the precompiled scankit call, default strategy (single pass)
-//   scankit_single_pass_64  the same with 64-bit offsets forced (select/u32/keep50 only)
+//   scankit_single_pass_64  the same with 64-bit offsets forced (the 128-bit packed tile state)
 //   scankit_three_step  the textbook three-step strategy
 //   scankit_tile_BxK    select/u32/keep50 only: the single pass through the template API with
 //                       other tile shapes (B threads x K items), to retune on a new GPU
@@ -527,8 +527,8 @@ void register_all() {
     add_row(i, "cub", "cub");
     add_row(i, "scankit", "scankit_single_pass", single);
     add_row(i, "scankit", "scankit_three_step", three);
+    add_row(i, "scankit", "scankit_single_pass_64", single64);
     if (g_workloads[i].name == "select/u32/keep50") {
-      add_row(i, "scankit", "scankit_single_pass_64", single64);
       for (int shape = 1; shape < static_cast<int>(std::size(k_tile_shapes)); ++shape) {
         add_row(i, "scankit", std::string("scankit_tile_") + k_tile_shapes[shape], single, shape);
       }
