@@ -54,7 +54,9 @@ struct compact_tiles_args {
   long long tiles;
   std::int64_t* d_count;
   std::uint32_t* ticket;          // tiles > 1
-  selection_state state;          // tiles > 1
+  narrow_selection_state narrow;  // tiles > 1 and !wide
+  wide_selection_state wide;      // tiles > 1 and wide
+  bool use_wide;
   bool fence;                     // in place (see tile_selection_offsets.cuh)
 };
 
@@ -139,7 +141,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
   // 3. Count, scan the counts, publish the tile's count.
   const typename offsets::tile_counts counts = offsets::scan_counts(__popc(mask), s.offsets);
   if (args.tiles > 1) {
-    offsets::publish_count(args.state, tile, counts.tile_count, args.fence);
+    if (args.use_wide) {
+      offsets::publish_count(args.wide, tile, counts.tile_count, args.fence);
+    } else {
+      offsets::publish_count(args.narrow, tile, counts.tile_count, args.fence);
+    }
   }
 
   // 4. Compact into shared memory (every warp is past its transpose: the count scan's barriers).
@@ -151,7 +157,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 
   // 5. The tile's offset.
-  offsets::look_back(args.state, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
+  if (args.use_wide) {
+    offsets::look_back(args.wide, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
+  } else {
+    offsets::look_back(args.narrow, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
+  }
   __syncthreads();
   const unsigned long long prefix = s.offsets.tile_prefix;
 
