@@ -74,9 +74,8 @@ std::size_t compact_workspace_bytes(std::int64_t n, std::size_t item_bytes, std:
   const long long tiles = (n + tile_items - 1) / tile_items;
   if (tiles <= 1) return 0;
   const auto tile_count = static_cast<std::size_t>(tiles);
-  const std::size_t slots = wide ? device_detail::tile_state_slots<unsigned long long>(tile_count) : tile_count;
-  return workspace::bytes_needed(slots,
-                                 wide ? device_detail::tile_state_scratch_bytes<unsigned long long>(tile_count) : 0);
+  return workspace::bytes_needed(device_detail::tile_state_slots<unsigned long long>(tile_count),
+                                 device_detail::tile_state_scratch_bytes<unsigned long long>(tile_count));
 }
 
 }  // namespace scankit

@@ -19,9 +19,9 @@ enum class compact_strategy {
 
 struct compact_options {
   compact_strategy strategy = compact_strategy::automatic;
-  // Offsets of the selected items are 32-bit while n < 2^32 (the single pass then publishes its
-  // tile counts in the packed one-word tile state) and 64-bit above (the split state with
-  // release/acquire). Setting this takes the 64-bit path for any n: for tests and the lab.
+  // The three-step strategy scans 32-bit offsets while n < 2^32 and 64-bit offsets above; setting
+  // this takes the 64-bit scan for any n (for tests and the lab). The single pass always counts in
+  // 64 bits (its tile state), so it ignores this.
   bool force_64bit_offsets = false;
 };
 

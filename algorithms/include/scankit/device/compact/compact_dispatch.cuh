@@ -143,21 +143,13 @@ void run_compaction(const Source& source, const Sink& sink, long long n, std::in
   }
 
   const long long tiles = compact_tiles_for<Policy>(n);
-  compact_tiles_args<Source, Sink> args{source,  sink,    n, tiles, d_count, nullptr, narrow_selection_state{},
-                                        wide_selection_state{}, wide, in_place};
+  compact_tiles_args<Source, Sink> args{source, sink, n, tiles, d_count, nullptr, selection_state{}, in_place};
   if (tiles > 1) {
-    const std::size_t state_scratch = wide ? tile_state_scratch_bytes<unsigned long long>(static_cast<std::size_t>(tiles)) : 0;
-    const std::size_t slots = wide ? tile_state_slots<unsigned long long>(static_cast<std::size_t>(tiles))
-                                   : tile_state_slots<std::uint32_t>(static_cast<std::size_t>(tiles));
-    const workspace_view view = storage.prepare(slots, state_scratch, stream);
+    const auto tile_count = static_cast<std::size_t>(tiles);
+    const workspace_view view = storage.prepare(tile_state_slots<unsigned long long>(tile_count),
+                                                tile_state_scratch_bytes<unsigned long long>(tile_count), stream);
     args.ticket = view.ticket;
-    if (wide) {
-      args.wide = make_tile_state<unsigned long long>(view.state_slots, view.scratch, static_cast<std::size_t>(tiles),
-                                                      view.epoch);
-    } else {
-      args.narrow =
-          make_tile_state<std::uint32_t>(view.state_slots, nullptr, static_cast<std::size_t>(tiles), view.epoch);
-    }
+    args.state = make_tile_state<unsigned long long>(view.state_slots, view.scratch, tile_count, view.epoch);
   }
   compact_tiles_kernel<Policy, Source, Sink>
       <<<static_cast<unsigned>(tiles), Policy::block_threads, 0, stream>>>(args);
@@ -183,9 +175,8 @@ std::size_t compact_workspace_bytes_for(long long n, const compact_options& opti
   }
   const long long tiles = compact_tiles_for<Policy>(n);
   if (tiles <= 1) return 0;
-  return workspace::bytes_needed(
-      wide ? tile_state_slots<unsigned long long>(static_cast<std::size_t>(tiles)) : static_cast<std::size_t>(tiles),
-      wide ? tile_state_scratch_bytes<unsigned long long>(static_cast<std::size_t>(tiles)) : 0);
+  return workspace::bytes_needed(tile_state_slots<unsigned long long>(static_cast<std::size_t>(tiles)),
+                                 tile_state_scratch_bytes<unsigned long long>(static_cast<std::size_t>(tiles)));
 }
 
 }  // namespace scankit::device_detail

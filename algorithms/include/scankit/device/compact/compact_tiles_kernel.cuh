@@ -54,9 +54,7 @@ struct compact_tiles_args {
   long long tiles;
   std::int64_t* d_count;
   std::uint32_t* ticket;          // tiles > 1
-  narrow_selection_state narrow;  // tiles > 1 and !wide
-  wide_selection_state wide;      // tiles > 1 and wide
-  bool use_wide;
+  selection_state state;          // tiles > 1
   bool fence;                     // in place (see tile_selection_offsets.cuh)
 };
 
@@ -141,11 +139,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   // 3. Count, scan the counts, publish the tile's count.
   const typename offsets::tile_counts counts = offsets::scan_counts(__popc(mask), s.offsets);
   if (args.tiles > 1) {
-    if (args.use_wide) {
-      offsets::publish_count(args.wide, tile, counts.tile_count, args.fence);
-    } else {
-      offsets::publish_count(args.narrow, tile, counts.tile_count, args.fence);
-    }
+    offsets::publish_count(args.state, tile, counts.tile_count, args.fence);
   }
 
   // 4. Compact into shared memory (every warp is past its transpose: the count scan's barriers).
@@ -157,11 +151,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 
   // 5. The tile's offset.
-  if (args.use_wide) {
-    offsets::look_back(args.wide, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
-  } else {
-    offsets::look_back(args.narrow, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
-  }
+  offsets::look_back(args.state, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
   __syncthreads();
   const unsigned long long prefix = s.offsets.tile_prefix;
 

@@ -7,11 +7,12 @@
 // warp) sums the counts and prefixes of the predecessors, and the tile publishes its inclusive
 // prefix. Nothing of the protocol is re-implemented here.
 //
-// Two tile states, picked at run time by the dispatch:
-//  * narrow: tile_state<uint32_t>, the packed one-word form (status and count in one relaxed
-//    64-bit atomic). Exact while the total count fits in 32 bits, i.e. for n < 2^32.
-//  * wide:   tile_state<unsigned long long>, the wide packed form (status and count in one relaxed
-//    128-bit access), for n >= 2^32.
+// The tile state: tile_state<unsigned long long>, the wide packed form (status and 64-bit count in
+// one relaxed 128-bit access, two 8-byte slots per tile), for every n. The one-word form for
+// 32-bit counts (8-byte slots) was measured slower on every workload at 2^28 (bench_compact,
+// commit c705eea: select_if u32 50% 1.05x against 1.19x CUB, unique 1.17x against 1.29x,
+// partition 1.31x against 1.44x); a likely reason is that 16-byte slots put half as many
+// tiles' states on each L2 line that publishers write and look-back warps poll.
 //
 // Memory order. The counts themselves need nothing beyond what tile_state gives (see
 // tile_state.cuh). Compaction in place (out == in) needs more: a tile writes output over input
@@ -33,8 +34,7 @@
 
 namespace scankit::device_detail {
 
-using narrow_selection_state = tile_state<std::uint32_t>;
-using wide_selection_state = tile_state<unsigned long long>;
+using selection_state = tile_state<unsigned long long>;
 
 template <int BlockThreads>
 struct tile_selection_offsets {
