@@ -57,6 +57,70 @@ __device__ __forceinline__ void unpack_chunk(const int4& chunk, T (&items)[P]) {
   memcpy(items, &chunk, 16);
 }
 
+// The tile's total: the stripe totals combined in stripe order.
+template <class T, int V, class Op>
+__device__ __forceinline__ T combine_lanes(const value_lanes<T, V>& totals, Op op) {
+  T total = totals.lane[0];
+#pragma unroll
+  for (int v = 1; v < V; ++v) total = op(total, totals.lane[v]);
+  return total;
+}
+
+// The second half of both staged kernels: every thread scans its chunk of each stripe behind the
+// stripe's prefix and stores it. Stripe v's prefix is the tile prefix followed by the totals of
+// stripes 0..v-1; `exclusive_partials` is the block scan of the threads' stripe partials.
+// `load_items(v, items)` fetches the thread's chunk of stripe v (from shared memory or registers);
+// `stripe_total(v)` gives stripe v's total.
+template <class Shape, class T, class Op, class LoadItems, class StripeTotal>
+__device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T>& args, long long tile,
+                                                      const optional_prefix<T>& tile_prefix,
+                                                      const value_lanes<T, Shape::stripes>& exclusive_partials, Op op,
+                                                      LoadItems load_items, StripeTotal stripe_total) {
+  constexpr int B = Shape::block_threads;
+  constexpr int P = Shape::items_per_chunk;
+  const int thread = static_cast<int>(threadIdx.x);
+  const long long base = tile * Shape::tile_items;
+  const long long remaining = args.n - base;
+  const bool full = remaining >= Shape::tile_items;
+  int4* out_chunks = reinterpret_cast<int4*>(args.out + base);
+
+  bool has_stripe_prefix = tile_prefix.present;
+  T stripe_prefix = tile_prefix.value;
+#pragma unroll
+  for (int v = 0; v < Shape::stripes; ++v) {
+    bool has_prefix = has_stripe_prefix;
+    T prefix = stripe_prefix;
+    if (thread > 0) {  // thread 0's exclusive partial is undefined: nothing of the stripe precedes it
+      prefix = has_prefix ? op(stripe_prefix, exclusive_partials.lane[v]) : exclusive_partials.lane[v];
+      has_prefix = true;
+    }
+    T items[P];
+    load_items(v, items);
+    // Without a prefix this is thread 0 of stripe 0 of tile 0 with no seed: an inclusive scan
+    // (exclusive scans always come with a seed here).
+    if (args.exclusive) {
+      thread_exclusive_scan(items, prefix, op);
+    } else if (has_prefix) {
+      thread_inclusive_scan(items, prefix, op);
+    } else {
+      thread_inclusive_scan(items, op);
+    }
+    if (full) {
+      int4 chunk;
+      memcpy(&chunk, items, 16);
+      out_chunks[v * B + thread] = chunk;
+    } else {
+      const long long first = static_cast<long long>(v * B + thread) * P;
+#pragma unroll
+      for (int k = 0; k < P; ++k)
+        if (first + k < remaining) args.out[base + first + k] = items[k];
+    }
+    const T total = stripe_total(v);
+    stripe_prefix = has_stripe_prefix ? op(stripe_prefix, total) : total;
+    has_stripe_prefix = true;
+  }
+}
+
 template <class StagedPolicy, tile_prefix_source Source, class T, class Op>
 __global__ void __launch_bounds__(StagedPolicy::block_threads, StagedPolicy::min_blocks_per_sm)
     scan_staged_tiles_kernel(scan_tiles_args<T> args, Op op) {
@@ -94,55 +158,13 @@ __global__ void __launch_bounds__(StagedPolicy::block_threads, StagedPolicy::min
   const block_scan_result<lanes> scanned =
       storage_t::block_scan::scan(partials, s.scan_storage, lanewise<Op>{op});  // exclusive undefined on thread 0
 
-  T aggregate = scanned.aggregate.lane[0];
-#pragma unroll
-  for (int v = 1; v < V; ++v) aggregate = op(aggregate, scanned.aggregate.lane[v]);
+  const T aggregate = combine_lanes(scanned.aggregate, op);
+  const optional_prefix<T> tile_prefix =
+      resolve_tile_prefix<Source, StagedPolicy::look_back_tiles_per_lane>(args, tile, aggregate, op, s.tile_prefix);
 
-  const optional_prefix<T> tile_prefix = resolve_tile_prefix<Source, StagedPolicy::look_back_tiles_per_lane>(args, tile, aggregate, op, s.tile_prefix);
-
-  const long long base = tile * shape::tile_items;
-  const long long remaining = args.n - base;
-  const bool full = remaining >= shape::tile_items;
-  int4* out_chunks = reinterpret_cast<int4*>(args.out + base);
-
-  // stripe_prefix: everything before stripe v (the tile prefix, then stripes 0..v-1).
-  bool has_stripe_prefix = tile_prefix.present;
-  T stripe_prefix = tile_prefix.value;
-#pragma unroll
-  for (int v = 0; v < V; ++v) {
-    bool has_prefix = has_stripe_prefix;
-    T prefix = stripe_prefix;
-    if (thread > 0) {
-      prefix = has_prefix ? op(stripe_prefix, scanned.exclusive.lane[v]) : scanned.exclusive.lane[v];
-      has_prefix = true;
-    }
-    T items[P];
-    unpack_chunk(chunks[v * B + thread], items);
-    // Without a prefix this is thread 0 of stripe 0 of tile 0 with no seed: an inclusive scan
-    // (exclusive scans always come with a seed here).
-    if (args.exclusive) {
-      thread_exclusive_scan(items, prefix, op);
-    } else if (has_prefix) {
-      thread_inclusive_scan(items, prefix, op);
-    } else {
-      thread_inclusive_scan(items, op);
-    }
-    if (full) {
-      int4 chunk;
-      memcpy(&chunk, items, 16);
-      out_chunks[v * B + thread] = chunk;
-    } else {
-      const long long first = static_cast<long long>(v * B + thread) * P;
-#pragma unroll
-      for (int k = 0; k < P; ++k)
-        if (first + k < remaining) args.out[base + first + k] = items[k];
-    }
-    // The stripe totals are read back from shared memory rather than kept in registers across
-    // the look-back (fewer registers per thread, more blocks per SM).
-    const T stripe_total = storage_t::block_scan::aggregate(s.scan_storage).lane[v];
-    stripe_prefix = has_stripe_prefix ? op(stripe_prefix, stripe_total) : stripe_total;
-    has_stripe_prefix = true;
-  }
+  store_scanned_stripes<shape>(args, tile, tile_prefix, scanned.exclusive, op,
+                               [&](int v, T(&items)[P]) { unpack_chunk(chunks[v * B + thread], items); },
+                               [&](int v) { return storage_t::block_scan::aggregate(s.scan_storage).lane[v]; });
 }
 
 }  // namespace scankit::device_detail
