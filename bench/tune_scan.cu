@@ -2,7 +2,7 @@
 // look-back back-off of the decoupled look-back's register kernel and staged kernel, per value size, timed beside cudaMemcpy D2D and
 // cub::DeviceScan::InclusiveSum on the same data. Each variant is checked against CUB first.
 //
-//   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --persistent-only]
+//   tune_scan [--json FILE] [--log2n 28] [--reps 20]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
 #include <cmath>
@@ -292,40 +292,6 @@ std::string staged_label(int b, int v, int min_blocks = 1, int lanes = 1, unsign
          std::to_string(lanes) + " backoff " + std::to_string(first) + "-" + std::to_string(max);
 }
 
-template <int B, int V, int MinBlocks = 1, int Lanes = 1>
-using persistent = scankit::device_detail::persistent_scan_policy<B, V, MinBlocks, Lanes>;
-
-// The label carries the kernel's registers per thread and resident blocks per SM (the grid).
-template <class T, int B, int V, int MinBlocks = 1, int Lanes = 1>
-std::string persistent_label() {
-  using namespace scankit::device_detail;
-  auto* kernel = scan_persistent_tiles_kernel<persistent<B, V, MinBlocks, Lanes>, tile_prefix_source::decoupled_look_back, T,
-                                              scankit::plus_op>;
-  cudaFuncAttributes attributes{};
-  SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  int per_sm = 0;
-  SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, B, 0));
-  return "persistent b" + std::to_string(B) + " v" + std::to_string(V) + " minb" + std::to_string(MinBlocks) + " lb" + std::to_string(Lanes) + " (" +
-         std::to_string(attributes.numRegs) + " regs, " + std::to_string(per_sm) + " blocks/SM)";
-}
-
-// The persistent staged kernel against the one-tile staged kernel of the same shape.
-template <class T>
-void persistent_sweep(const char* name, long long n) {
-  type_bench<T> t(name, n);
-  t.template variant<staged<256, 8>>(staged_label(256, 8));
-  // A persistent grid keeps about as many tiles in flight as it has blocks, so the nearest
-  // published prefix is about a grid behind: wide look-back windows.
-  t.template variant<persistent<256, 8, 1, 8>>(persistent_label<T, 256, 8, 1, 8>());
-  t.template variant<persistent<256, 8, 1, 16>>(persistent_label<T, 256, 8, 1, 16>());
-  t.template variant<persistent<256, 8, 2, 8>>(persistent_label<T, 256, 8, 2, 8>());
-  t.template variant<persistent<256, 4, 1, 16>>(persistent_label<T, 256, 4, 1, 16>());
-  t.template variant<persistent<256, 4, 3, 16>>(persistent_label<T, 256, 4, 3, 16>());
-  t.template variant<persistent<128, 16, 1, 8>>(persistent_label<T, 128, 16, 1, 8>());
-  t.template variant<persistent<512, 4, 1, 8>>(persistent_label<T, 512, 4, 1, 8>());
-  t.template variant<persistent<128, 8, 1, 16>>(persistent_label<T, 128, 8, 1, 16>());
-}
-
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
 int write_json(const char* json) {
   if (json != nullptr) {
@@ -354,26 +320,17 @@ int main(int argc, char** argv) {
   int log2n = 28;
   const char* json = nullptr;
   bool caps_only = false;  // only the residency-cap experiment
-  bool persistent_only = false;  // only the persistent-kernel sweep
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--caps-only")) caps_only = true;
-    else if (!std::strcmp(argv[i], "--persistent-only")) persistent_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
     return 3;
   }
   const long long n = 1ll << log2n;
-  if (persistent_only) {
-    persistent_sweep<std::int32_t>("int32", n);
-    persistent_sweep<std::int64_t>("int64", n);
-    persistent_sweep<std::int8_t>("int8", n);
-    persistent_sweep<std::int16_t>("int16", n);
-    return write_json(json);
-  }
   if (caps_only) {
     {
       type_bench<std::int32_t> t("int32", n);

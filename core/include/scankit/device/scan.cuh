@@ -13,7 +13,6 @@
 // With the default (`tuned`) policy, the look-back strategies run the staged kernel (tile in
 // shared memory through the bulk-copy engine) for value sizes 1, 2, 4, 8 and 16 bytes on
 // 16-byte-aligned arrays; `staged<BlockThreads, ChunksPerThread>` picks its shape. An explicit
-// `persistent<BlockThreads, ChunksPerThread>` runs the same shape by persistent blocks. An explicit
 // `policy<...>` always runs the register kernel of that shape.
 #pragma once
 
@@ -34,17 +33,10 @@ using policy = device_detail::scan_policy<BlockThreads, ItemsPerThread, Algorith
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1>
 using staged = device_detail::staged_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane>;
 
-// The staged shape run by persistent blocks (scan_persistent_kernel.cuh).
-template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1>
-using persistent =
-    device_detail::persistent_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane>;
-
 template <class Policy>
 constexpr bool is_staged_policy = false;
 template <int B, int V, int M, int L, unsigned F, unsigned X>
 constexpr bool is_staged_policy<device_detail::staged_scan_policy<B, V, M, L, F, X>> = true;
-template <int B, int V, int M, int L, unsigned F, unsigned X>
-constexpr bool is_staged_policy<device_detail::persistent_scan_policy<B, V, M, L, F, X>> = true;
 
 // The register-kernel policy (also used by the multi-launch strategies and small inputs).
 template <class Policy, class T>

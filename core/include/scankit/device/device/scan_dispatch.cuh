@@ -9,8 +9,6 @@
 // Inputs that fit in one tile take one launch with one block, whatever the strategy.
 #pragma once
 
-#include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -21,7 +19,6 @@
 #include "scankit/detail/check_arguments.hpp"
 #include "scankit/device/device/scan_kernels.cuh"
 #include "scankit/device/device/scan_policy.cuh"
-#include "scankit/device/device/scan_persistent_kernel.cuh"
 #include "scankit/device/device/scan_staged_kernel.cuh"
 #include "scankit/error.hpp"
 #include "scankit/scan_options.hpp"
@@ -32,25 +29,6 @@ namespace scankit::device_detail {
 inline void check_launch(const char* kernel) {
   const cudaError_t code = cudaGetLastError();
   if (code != cudaSuccess) throw cuda_error(code, std::string("launch of ") + kernel);
-}
-
-// Blocks of `kernel` (launched with `threads` threads, no dynamic shared memory) that the current
-// device holds at once: the grid of a persistent kernel. Queried once per kernel and device.
-template <class Kernel>
-long long resident_blocks(Kernel* kernel, int threads) {
-  constexpr int max_devices = 64;
-  static std::atomic<long long> cached[max_devices] = {};
-  int device = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
-  if (device < max_devices) {
-    if (const long long known = cached[device].load(std::memory_order_relaxed); known > 0) return known;
-  }
-  int sms = 0, per_sm = 0;
-  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
-  const long long blocks = static_cast<long long>(sms) * (per_sm > 0 ? per_sm : 1);
-  if (device < max_devices) cached[device].store(blocks, std::memory_order_relaxed);
-  return blocks;
 }
 
 constexpr std::size_t round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -200,19 +178,11 @@ struct staged_single_pass {
     if constexpr (available) {
       const scan_tiles_args<T> args =
           single_pass_args(in, out, n, tiles_for(n), exclusive, init, view, Staged::backoff);
-      constexpr bool deterministic = Source == tile_prefix_source::deterministic_look_back;
-      if constexpr (Staged::persistent) {
-        auto* kernel = scan_persistent_tiles_kernel<Staged, Source, T, Op>;
-        const long long grid = std::min(args.tiles, resident_blocks(kernel, Staged::block_threads));
-        kernel<<<static_cast<unsigned>(grid), Staged::block_threads, 0, stream>>>(args, op);
-        check_launch(deterministic ? "scan_persistent_tiles_kernel (deterministic look-back)"
-                                   : "scan_persistent_tiles_kernel (decoupled look-back)");
-      } else {
-        scan_staged_tiles_kernel<Staged, Source>
-            <<<static_cast<unsigned>(args.tiles), Staged::block_threads, 0, stream>>>(args, op);
-        check_launch(deterministic ? "scan_staged_tiles_kernel (deterministic look-back)"
-                                   : "scan_staged_tiles_kernel (decoupled look-back)");
-      }
+      scan_staged_tiles_kernel<Staged, Source>
+          <<<static_cast<unsigned>(args.tiles), Staged::block_threads, 0, stream>>>(args, op);
+      check_launch(Source == tile_prefix_source::deterministic_look_back
+                       ? "scan_staged_tiles_kernel (deterministic look-back)"
+                       : "scan_staged_tiles_kernel (decoupled look-back)");
     }
   }
 };

@@ -50,16 +50,6 @@ struct staged_scan_policy {
   static constexpr int look_back_tiles_per_lane = LookBackTilesPerLane;
   static constexpr int tile_bytes = BlockThreads * ChunksPerThread * 16;
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
-  static constexpr bool persistent = false;  // one tile per block (scan_staged_kernel.cuh)
-};
-
-// The same shape run by persistent blocks that load their next tile while the current one waits
-// for the look-back (scan_persistent_kernel.cuh).
-template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1,
-          unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024>
-struct persistent_scan_policy : staged_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm,
-                                                   LookBackTilesPerLane, BackoffFirstNs, BackoffMaxNs> {
-  static constexpr bool persistent = true;
 };
 
 // Tuned for the H200 (bench/tune_scan.cu sweeps the alternatives; bench/results/ holds the runs):
