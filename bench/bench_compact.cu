@@ -11,10 +11,10 @@
 //   copy                cudaMemcpyAsync D2D of half the bytes the compaction moves (see below)
 //   cub                 cub::DeviceSelect::If / DevicePartition::If / DeviceSelect::Unique
 //   scankit_single_pass the precompiled scankit call, default strategy (single pass)
-//   scankit_single_pass_64  the same with 64-bit offsets forced (the 128-bit packed tile state)
 //   scankit_three_step  the textbook three-step strategy
 //   scankit_tile_BxK    select/u32/keep50 only: the single pass through the template API with
-//                       other tile shapes (B threads x K items), to retune on a new GPU
+//                       other tile shapes (B threads x K items), to retune on a new GPU;
+//                       "_no_prefetch": the tuned shape without the L2 prefetch (compact_policy.cuh)
 //
 // Counters (per repetition; Google Benchmark aggregates them over repetitions):
 //   ms         median time of one call
@@ -332,7 +332,7 @@ void timed_loop(benchmark::State& state, row_record& row, double counted_bytes, 
 }
 
 // Other tile shapes of the single pass (template API), tried on select/u32/keep50.
-constexpr const char* k_tile_shapes[] = {"", "128x16", "256x8", "512x8", "128x32"};
+constexpr const char* k_tile_shapes[] = {"", "128x16", "256x8", "512x8", "128x32", "256x32_no_prefetch"};
 
 template <class T>
 void select_with_shape(int shape, const T* in, T* out, i64* count, i64 n, scankit::keep_in_range<T> pred,
@@ -342,6 +342,8 @@ void select_with_shape(int shape, const T* in, T* out, i64* count, i64 n, scanki
     case 1: return scankit::device::select_if<compact_policy<128, 16>>(in, out, count, n, pred, g_stream, ws);
     case 2: return scankit::device::select_if<compact_policy<256, 8>>(in, out, count, n, pred, g_stream, ws);
     case 3: return scankit::device::select_if<compact_policy<512, 8>>(in, out, count, n, pred, g_stream, ws);
+    case 5:
+      return scankit::device::select_if<compact_policy<256, 32, 0>>(in, out, count, n, pred, g_stream, ws);
     default: return scankit::device::select_if<compact_policy<128, 32>>(in, out, count, n, pred, g_stream, ws);
   }
 }
@@ -517,17 +519,14 @@ void register_all() {
       {"partition/u32/keep50", op::partition, 4, 0.50, n}, {"partition2/u32/keep50", op::partition2, 4, 0.50, n},
       {"unique/u32/runs4", op::unique, 4, 0.25, n},
   };
-  scankit::compact_options single, single64, three;
+  scankit::compact_options single, three;
   single.strategy = scankit::compact_strategy::single_pass;
-  single64 = single;
-  single64.force_64bit_offsets = true;
   three.strategy = scankit::compact_strategy::three_step;
   for (std::size_t i = 0; i < g_workloads.size(); ++i) {
     add_row(i, "copy", "copy");
     add_row(i, "cub", "cub");
     add_row(i, "scankit", "scankit_single_pass", single);
     add_row(i, "scankit", "scankit_three_step", three);
-    add_row(i, "scankit", "scankit_single_pass_64", single64);
     if (g_workloads[i].name == "select/u32/keep50") {
       for (int shape = 1; shape < static_cast<int>(std::size(k_tile_shapes)); ++shape) {
         add_row(i, "scankit", std::string("scankit_tile_") + k_tile_shapes[shape], single, shape);

@@ -2,7 +2,7 @@
 // look-back back-off of the decoupled look-back's register kernel and staged kernel, per value size, timed beside cudaMemcpy D2D and
 // cub::DeviceScan::InclusiveSum on the same data. Each variant is checked against CUB first.
 //
-//   tune_scan [--json FILE] [--log2n 28] [--reps 20]
+//   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
 #include <cmath>
@@ -292,6 +292,29 @@ std::string staged_label(int b, int v, int min_blocks = 1, int lanes = 1, unsign
          std::to_string(lanes) + " backoff " + std::to_string(first) + "-" + std::to_string(max);
 }
 
+template <int B, int V, int Ahead>
+using prefetching = scankit::device_detail::staged_scan_policy<B, V, 1, 1, 32, 1024, Ahead>;
+
+std::string prefetch_label(int b, int v, int ahead) {
+  return staged_label(b, v) + " L2 prefetch " + std::to_string(ahead) + " tiles ahead";
+}
+
+// The staged kernel with the L2 prefetch of a later tile, by prefetch distance.
+template <class T>
+void prefetch_sweep(const char* name, long long n) {
+  type_bench<T> t(name, n);
+  t.template variant<staged<256, 8>>(staged_label(256, 8));
+  t.template variant<prefetching<256, 8, 32>>(prefetch_label(256, 8, 32));
+  t.template variant<prefetching<256, 8, 64>>(prefetch_label(256, 8, 64));
+  t.template variant<prefetching<256, 8, 128>>(prefetch_label(256, 8, 128));
+  t.template variant<prefetching<256, 8, 256>>(prefetch_label(256, 8, 256));
+  t.template variant<prefetching<256, 8, 512>>(prefetch_label(256, 8, 512));
+  t.template variant<prefetching<256, 8, 1024>>(prefetch_label(256, 8, 1024));
+  t.template variant<prefetching<128, 8, 128>>(prefetch_label(128, 8, 128));
+  t.template variant<prefetching<128, 8, 512>>(prefetch_label(128, 8, 512));
+  t.template variant<prefetching<256, 4, 256>>(prefetch_label(256, 4, 256));
+}
+
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
 int write_json(const char* json) {
   if (json != nullptr) {
@@ -320,17 +343,26 @@ int main(int argc, char** argv) {
   int log2n = 28;
   const char* json = nullptr;
   bool caps_only = false;  // only the residency-cap experiment
+  bool prefetch_only = false;  // only the L2-prefetch sweep
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--caps-only")) caps_only = true;
+    else if (!std::strcmp(argv[i], "--prefetch-only")) prefetch_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
     return 3;
   }
   const long long n = 1ll << log2n;
+  if (prefetch_only) {
+    prefetch_sweep<std::int32_t>("int32", n);
+    prefetch_sweep<std::int64_t>("int64", n);
+    prefetch_sweep<std::int8_t>("int8", n);
+    prefetch_sweep<std::int16_t>("int16", n);
+    return write_json(json);
+  }
   if (caps_only) {
     {
       type_bench<std::int32_t> t("int32", n);

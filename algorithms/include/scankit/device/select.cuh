@@ -26,8 +26,9 @@
 
 namespace scankit::device {
 
-template <int BlockThreads, int ItemsPerThread>
-using compact_policy = device_detail::compact_policy<BlockThreads, ItemsPerThread>;
+// PrefetchBytesAhead: how far ahead (in bytes of the widest array) the L2 prefetch runs; 0 for none.
+template <int BlockThreads, int ItemsPerThread, int PrefetchBytesAhead = 4 << 20>
+using compact_policy = device_detail::compact_policy<BlockThreads, ItemsPerThread, 32, 1024, PrefetchBytesAhead>;
 
 namespace compact_detail {
 

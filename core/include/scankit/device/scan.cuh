@@ -30,13 +30,16 @@ struct tuned {};
 template <int BlockThreads, int ItemsPerThread, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>
 using policy = device_detail::scan_policy<BlockThreads, ItemsPerThread, Algorithm>;
 
+// The staged kernel's shape; it prefetches into L2 as far ahead as the tuned shape does (4 MiB).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1>
-using staged = device_detail::staged_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane>;
+using staged = device_detail::staged_scan_policy<
+    BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane, 32, 1024,
+    device_detail::staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16)>;
 
 template <class Policy>
 constexpr bool is_staged_policy = false;
-template <int B, int V, int M, int L, unsigned F, unsigned X>
-constexpr bool is_staged_policy<device_detail::staged_scan_policy<B, V, M, L, F, X>> = true;
+template <int B, int V, int M, int L, unsigned F, unsigned X, int A>
+constexpr bool is_staged_policy<device_detail::staged_scan_policy<B, V, M, L, F, X, A>> = true;
 
 // The register-kernel policy (also used by the multi-launch strategies and small inputs).
 template <class Policy, class T>

@@ -15,7 +15,10 @@ namespace scankit::device_detail {
 // One tile = BlockThreads x ItemsPerThread items. Each thread keeps its items' selection flags in
 // one 32-bit mask, hence at most 32 items per thread. Any type with these members (for example
 // scankit::device::policy<B, K> of the scan engine) serves as a compaction policy.
-template <int BlockThreads, int ItemsPerThread, unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024>
+// The kernel prefetches into L2 the tile that lies PrefetchBytesAhead bytes (of the widest array)
+// after the one it draws (0: none); 4 MiB as for the scan (scan_policy.cuh).
+template <int BlockThreads, int ItemsPerThread, unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024,
+          int PrefetchBytesAhead = 4 << 20>
 struct compact_policy {
   static_assert(BlockThreads >= 32 && BlockThreads <= 1024 && (BlockThreads & (BlockThreads - 1)) == 0,
                 "block size must be a power of two between 32 and 1024");
@@ -24,7 +27,15 @@ struct compact_policy {
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
+  static constexpr int prefetch_bytes_ahead = PrefetchBytesAhead;
 };
+
+// A policy's prefetch distance; policies without the member (a scan policy) prefetch nothing.
+template <class Policy, class = void>
+constexpr int prefetch_bytes_ahead_of = 0;
+template <class Policy>
+constexpr int prefetch_bytes_ahead_of<Policy, std::void_t<decltype(Policy::prefetch_bytes_ahead)>> =
+    Policy::prefetch_bytes_ahead;
 
 // Tuned for the H200 (sm_90) by bench/tune_compact.cu (bench/results/): 256 threads and tiles of
 // 32 KiB of the widest array the pass reads per item (the items, a stencil, or the keys/values of

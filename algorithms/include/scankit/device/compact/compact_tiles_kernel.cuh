@@ -105,7 +105,17 @@ __global__ void __launch_bounds__(Policy::block_threads)
 
   long long tile = 0;
   if (args.tiles > 1) {
-    if (threadIdx.x == 0) s.tile_id = draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles));
+    if (threadIdx.x == 0) {
+      s.tile_id = draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles));
+      // Prefetch a later full tile into L2 (l2_prefetch.cuh): DRAM runs ahead of the tiles that
+      // shared memory holds in flight. The last tile may be partial: skipped.
+      constexpr long long ahead =
+          prefetch_bytes_ahead_of<Policy> / (static_cast<long long>(tile_items) * Source::widest_bytes);
+      if constexpr (ahead > 0) {
+        const long long later = static_cast<long long>(s.tile_id) + ahead;
+        if (later < args.tiles - 1) args.source.prefetch_l2(later * tile_items, tile_items);
+      }
+    }
     __syncthreads();
     tile = s.tile_id;
   }

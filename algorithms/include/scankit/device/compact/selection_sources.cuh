@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "scankit/device/block/tile_io.cuh"
+#include "scankit/device/util/l2_prefetch.cuh"
 #include "scankit/device/util/shuffle.cuh"
 
 namespace scankit::device_detail {
@@ -64,6 +65,11 @@ struct predicate_source {
   }
 
   __device__ __forceinline__ bool flag_at(long long i) const { return pred(in[i]); }
+
+  // One thread: L2 prefetch of everything the tile of `count` items at `base` reads.
+  __device__ __forceinline__ void prefetch_l2(long long base, long long count) const {
+    device_detail::prefetch_l2(in + base, static_cast<std::size_t>(count) * sizeof(T));
+  }
 };
 
 template <class T, class S, class Pred>
@@ -107,6 +113,11 @@ struct stencil_source {
   }
 
   __device__ __forceinline__ bool flag_at(long long i) const { return pred(stencil[i]); }
+
+  __device__ __forceinline__ void prefetch_l2(long long base, long long count) const {
+    device_detail::prefetch_l2(in + base, static_cast<std::size_t>(count) * sizeof(T));
+    device_detail::prefetch_l2(stencil + base, static_cast<std::size_t>(count) * sizeof(S));
+  }
 };
 
 // Keeps the first item of every run of equal items (by `eq`). With V != no_values the kernel
@@ -154,6 +165,11 @@ struct unique_source {
   }
 
   __device__ __forceinline__ bool flag_at(long long i) const { return i == 0 || !eq(in[i - 1], in[i]); }
+
+  __device__ __forceinline__ void prefetch_l2(long long base, long long count) const {
+    device_detail::prefetch_l2(in + base, static_cast<std::size_t>(count) * sizeof(T));
+    if constexpr (has_values) device_detail::prefetch_l2(values + base, static_cast<std::size_t>(count) * sizeof(V));
+  }
 };
 
 }  // namespace scankit::device_detail

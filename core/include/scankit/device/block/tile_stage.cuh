@@ -16,9 +16,12 @@
 // other threads by the __syncthreads() the caller places between issue() and complete().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include <cuda/ptx>
+
+#include "scankit/device/util/l2_prefetch.cuh"
 
 namespace scankit::device_detail {
 
@@ -54,6 +57,11 @@ struct tile_stage {
       ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, s.chunks, in + tile * TileItems,
                          static_cast<std::uint32_t>(bytes), &s.loaded);
     }
+  }
+
+  // One thread: asks L2 to fetch tile `tile` ahead of its copy, if it exists and is full.
+  static __device__ __forceinline__ void prefetch_l2(const T* in, long long n, long long tile) {
+    if (full(n, tile)) device_detail::prefetch_l2(in + tile * TileItems, static_cast<std::size_t>(bytes));
   }
 
   // One thread, for a block that stages a single tile.

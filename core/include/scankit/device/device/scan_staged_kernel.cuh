@@ -139,6 +139,9 @@ __global__ void __launch_bounds__(StagedPolicy::block_threads, StagedPolicy::min
                                 : draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles));
     s.tile_id = static_cast<std::uint32_t>(drawn);
     stage::issue(s.staged, args.in, args.n, drawn);
+    if constexpr (StagedPolicy::prefetch_tiles_ahead > 0) {
+      stage::prefetch_l2(args.in, args.n, drawn + StagedPolicy::prefetch_tiles_ahead);
+    }
   }
   __syncthreads();
   const long long tile = s.tile_id;
