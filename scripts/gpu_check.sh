@@ -334,8 +334,10 @@ step_bench() {
 #   tune     bench/tune_scan: shapes and back-off of the single-pass kernel  -> tune_scan.{log,json}
 #   compact  bench/bench_compact: compaction against CUB                     -> bench_compact.{log,json}
 #   lab      apps/scankit lab (LAB_ARGS, default --quick)                    -> OUTDIR/lab/, lab.log
-#   cli      compute-sanitizer (memcheck, racecheck, synccheck) on `scankit scan --n 300000`: every
-#            strategy x block algorithm of the precompiled int32 sum at 74 tiles -> sanitizer_cli.log
+#   cli      compute-sanitizer (memcheck, racecheck, synccheck) on `scankit scan --n $CLI_N`
+#            (default 300000): every strategy x block algorithm of the precompiled int32 sum at 74
+#            register tiles; 2000000 also reaches the staged kernel's L2 prefetch (more than 128
+#            tiles of 32 KiB)                                           -> sanitizer_cli.log
 step_binary() {
   local name=$1 bin=$2 limit=$3; shift 3
   if [[ ! -x "$bin" ]]; then add "$name: $bin NOT FOUND"; fail_step "$name"; return; fi
@@ -352,7 +354,7 @@ step_cli_sanitizer() {
   sanitizer=$(find_sanitizer) || { add "cli sanitizer: compute-sanitizer NOT FOUND"; fail_step cli; return; }
   : >"$log"
   for tool in memcheck racecheck synccheck; do
-    run_limited 120 "$sanitizer" --tool "$tool" --error-exitcode 1 "$BUILD_DIR/apps/scankit" scan --n 300000 \
+    run_limited 120 "$sanitizer" --tool "$tool" --error-exitcode 1 "$BUILD_DIR/apps/scankit" scan --n "${CLI_N:-300000}" \
       --repeat 1 >"$TMP/run.log" 2>&1
     rc=$?
     cat "$TMP/run.log" >>"$log"
