@@ -1,5 +1,5 @@
-// Tuning sweep for single-pass compaction: tile shapes (block size x items per thread) of
-// select_if and unique, timed beside cudaMemcpy D2D and cub::DeviceSelect on the same data. Each
+// Tuning sweep for single-pass compaction: tile shapes (block size x items per thread), L2
+// prefetch distance and look-back back-off of select_if and unique, timed beside cudaMemcpy D2D and cub::DeviceSelect on the same data. Each
 // variant's count and output are checked against CUB's first.
 //
 //   tune_compact [--json FILE] [--log2n 28] [--reps 20]
@@ -102,9 +102,11 @@ struct workload {
     std::fflush(stdout);
   }
 
-  template <int B, int K>
+  // B threads x K items per tile; the L2 prefetch runs AheadMiB ahead (0: none); look-back
+  // back-off from First ns doubling to Max ns.
+  template <int B, int K, int AheadMiB = 4, unsigned First = 32, unsigned Max = 1024>
   void variant() {
-    using policy = scankit::device::compact_policy<B, K>;
+    using policy = scankit::device_detail::compact_policy<B, K, First, Max, (AheadMiB << 20)>;
     auto launch = [&] {
       if (unique) {
         scankit::device::unique<policy>(in, out, count, n, nullptr, &ws);
@@ -125,18 +127,25 @@ struct workload {
       ok = a == b;
     }
     const double ms = median_ms(launch);
-    rows.push_back({name, "b" + std::to_string(B) + " k" + std::to_string(K), ms, copy_ms / ms, cub_ms / ms, ok});
+    std::string label = "b" + std::to_string(B) + " k" + std::to_string(K) + " L2 " + std::to_string(AheadMiB) + " MiB";
+    if (First != 32 || Max != 1024) label += " backoff " + std::to_string(First) + "-" + std::to_string(Max);
+    rows.push_back({name, label, ms, copy_ms / ms, cub_ms / ms, ok});
     print(rows.back());
   }
 
+  // 4-byte items: the tuned 256 x 32 (32 KiB) at several prefetch distances, then other shapes.
   void sweep() {
-    variant<256, 16>();
+    variant<256, 32, 0>();
+    variant<256, 32, 1>();
+    variant<256, 32, 2>();
+    variant<256, 32, 4>();
+    variant<256, 32, 8>();
     variant<128, 32>();
-    variant<256, 32>();
+    variant<256, 16>();
     variant<512, 16>();
-    variant<128, 16>();
-    variant<256, 8>();
-    variant<512, 8>();
+    variant<256, 32, 4, 0, 0>();
+    variant<256, 32, 4, 16, 256>();
+    variant<256, 32, 4, 64, 2048>();
   }
 };
 
@@ -160,10 +169,12 @@ int main(int argc, char** argv) {
   { workload<std::uint32_t>("select u32 99%", n, 0.99, false).sweep(); }
   {
     workload<std::uint64_t> w("select u64 50%", n, 0.5, false);
-    w.variant<256, 8>();
-    w.variant<128, 16>();
-    w.variant<256, 16>();
+    w.variant<256, 16, 0>();
+    w.variant<256, 16, 2>();
+    w.variant<256, 16, 4>();
+    w.variant<256, 16, 8>();
     w.variant<128, 32>();
+    w.variant<256, 8>();
   }
   { workload<std::uint32_t>("unique u32 runs ~4", n, 0, true).sweep(); }
   if (json != nullptr) {

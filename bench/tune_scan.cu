@@ -54,6 +54,7 @@ __global__ void __launch_bounds__(Staged::block_threads)
     const long long tile = ticket != nullptr ? scankit::device_detail::draw_tile_ticket(ticket, tiles) : blockIdx.x;
     id = static_cast<std::uint32_t>(tile);
     stage::issue(s, in, n, tile);
+    if constexpr (Staged::prefetch_tiles_ahead > 0) stage::prefetch_l2(in, n, tile + Staged::prefetch_tiles_ahead);
   }
   __syncthreads();
   const long long tile = id;
@@ -228,13 +229,13 @@ struct type_bench {
     pad = pad < 0 ? 0 : pad / 128 * 128;
     SCANKIT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, pad));
     int active = 0;
-    SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, kernel, Staged::block_threads, pad));
+    SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, kernel, Staged::launch_threads, pad));
     auto launch = [&] {
       const scankit::workspace_view view =
           ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
                      tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
       const scan_tiles_args<T> args = single_pass_args(in, out, n, tiles, false, T{}, view, Staged::backoff);
-      kernel<<<static_cast<unsigned>(tiles), Staged::block_threads, pad>>>(args, scankit::plus_op{});
+      kernel<<<static_cast<unsigned>(tiles), Staged::launch_threads, pad>>>(args, scankit::plus_op{});
     };
     measure(label + " cap " + std::to_string(active) + " blocks/SM", launch);
   }
@@ -263,7 +264,7 @@ struct type_bench {
     args.tiles = tiles;
     const double local_ms = median_ms([&] {
       scankit::device_detail::scan_staged_tiles_kernel<Staged, scankit::device_detail::tile_prefix_source::independent>
-          <<<grid, Staged::block_threads>>>(args, scankit::plus_op{});
+          <<<grid, Staged::launch_threads>>>(args, scankit::plus_op{});
     });
     SCANKIT_CUDA_CHECK(cudaGetLastError());
     SCANKIT_CUDA_CHECK(cudaFree(ticket));
@@ -292,27 +293,47 @@ std::string staged_label(int b, int v, int min_blocks = 1, int lanes = 1, unsign
          std::to_string(lanes) + " backoff " + std::to_string(first) + "-" + std::to_string(max);
 }
 
-template <int B, int V, int Ahead>
-using prefetching = scankit::device_detail::staged_scan_policy<B, V, 1, 1, 32, 1024, Ahead>;
+template <int B, int V, int Ahead, unsigned First = 32, unsigned Max = 1024, int Lanes = 1>
+using prefetching = scankit::device_detail::staged_scan_policy<B, V, 1, Lanes, First, Max, Ahead>;
 
-std::string prefetch_label(int b, int v, int ahead) {
-  return staged_label(b, v) + " L2 prefetch " + std::to_string(ahead) + " tiles ahead";
+std::string prefetch_label(int b, int v, int ahead, unsigned first = 32, unsigned max = 1024, int lanes = 1) {
+  return staged_label(b, v, 1, lanes, first, max) + " L2 prefetch " + std::to_string(ahead) + " tiles ahead";
 }
 
-// The staged kernel with the L2 prefetch of a later tile, by prefetch distance.
+// The staged kernel with a look-back warp beside BlockThreads scanning threads (4 MiB prefetch).
+template <int B, int V, int MinBlocks = 1>
+using look_back_warp = scankit::device_detail::staged_scan_policy<B, V, MinBlocks, 1, 32, 1024,
+                                                                  (4 << 20) / (B * V * 16), true>;
+
+template <class T, int B, int V, int MinBlocks = 1>
+std::string look_back_warp_label() {
+  using namespace scankit::device_detail;
+  auto* kernel = scan_staged_tiles_kernel<look_back_warp<B, V, MinBlocks>, tile_prefix_source::decoupled_look_back, T,
+                                          scankit::plus_op>;
+  cudaFuncAttributes attributes{};
+  SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  int per_sm = 0;
+  SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, B + 32, 0));
+  return "staged b" + std::to_string(B) + "+32 v" + std::to_string(V) + " minb" + std::to_string(MinBlocks) +
+         " look-back warp, L2 4 MiB (" + std::to_string(attributes.numRegs) + " regs, " + std::to_string(per_sm) +
+         " blocks/SM)";
+}
+
+// The staged kernel with the L2 prefetch, then with a look-back warp in several shapes.
 template <class T>
 void prefetch_sweep(const char* name, long long n) {
   type_bench<T> t(name, n);
-  t.template variant<staged<256, 8>>(staged_label(256, 8));
-  t.template variant<prefetching<256, 8, 32>>(prefetch_label(256, 8, 32));
-  t.template variant<prefetching<256, 8, 64>>(prefetch_label(256, 8, 64));
+  t.template variant<staged<256, 8, 1, 1, 32, 1024>>(staged_label(256, 8) + " no prefetch");
   t.template variant<prefetching<256, 8, 128>>(prefetch_label(256, 8, 128));
-  t.template variant<prefetching<256, 8, 256>>(prefetch_label(256, 8, 256));
-  t.template variant<prefetching<256, 8, 512>>(prefetch_label(256, 8, 512));
-  t.template variant<prefetching<256, 8, 1024>>(prefetch_label(256, 8, 1024));
-  t.template variant<prefetching<128, 8, 128>>(prefetch_label(128, 8, 128));
-  t.template variant<prefetching<128, 8, 512>>(prefetch_label(128, 8, 512));
-  t.template variant<prefetching<256, 4, 256>>(prefetch_label(256, 4, 256));
+  t.template variant<look_back_warp<256, 8>>(look_back_warp_label<T, 256, 8>());
+  t.template variant<look_back_warp<256, 8, 5>>(look_back_warp_label<T, 256, 8, 5>());
+  t.template variant<look_back_warp<256, 8, 6>>(look_back_warp_label<T, 256, 8, 6>());
+  t.template variant<look_back_warp<224, 8>>(look_back_warp_label<T, 224, 8>());
+  t.template variant<look_back_warp<224, 8, 6>>(look_back_warp_label<T, 224, 8, 6>());
+  t.template variant<look_back_warp<128, 16>>(look_back_warp_label<T, 128, 16>());
+  t.template variant<look_back_warp<96, 16>>(look_back_warp_label<T, 96, 16>());
+  t.template variant<look_back_warp<480, 4>>(look_back_warp_label<T, 480, 4>());
+  t.template variant<look_back_warp<128, 8>>(look_back_warp_label<T, 128, 8>());
 }
 
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
@@ -360,7 +381,6 @@ int main(int argc, char** argv) {
     prefetch_sweep<std::int32_t>("int32", n);
     prefetch_sweep<std::int64_t>("int64", n);
     prefetch_sweep<std::int8_t>("int8", n);
-    prefetch_sweep<std::int16_t>("int16", n);
     return write_json(json);
   }
   if (caps_only) {

@@ -8,6 +8,9 @@
 // family, whose values are not integers, that is a separate kernel).
 #pragma once
 
+#include <string>
+#include <type_traits>
+
 #include "scan_test_util.cuh"
 
 namespace scankit::testing {
@@ -94,21 +97,29 @@ using matrix_cases = ::testing::Types<
 
 // The staged kernel (scankit::device::staged<Threads, Chunks>); the tile is Threads x Chunks
 // 16-byte chunks. items_per_thread names the chunk count in test names.
-template <int Threads, int Chunks, class Family>
+template <int Threads, int Chunks, class Family, bool LookBackWarp = false>
 struct staged_matrix_case {
-  using policy = scankit::device::staged<Threads, Chunks>;
+  using policy = scankit::device::staged<Threads, Chunks, 1, 1, LookBackWarp>;
   using family = Family;
+  static constexpr const char* suffix = LookBackWarp ? "_look_back_warp" : "";
   static constexpr int threads = Threads;
   static constexpr int items_per_thread = Chunks;
   static constexpr std::int64_t tile =
       static_cast<std::int64_t>(Threads) * Chunks * 16 / static_cast<std::int64_t>(sizeof(typename Family::value_type));
 };
 
+template <class Case, class = void>
+struct has_suffix : std::false_type {};
+template <class Case>
+struct has_suffix<Case, std::void_t<decltype(Case::suffix)>> : std::true_type {};
+
 struct matrix_case_name {
   template <class Case>
   static std::string GetName(int) {
-    return "B" + std::to_string(Case::threads) + "_K" + std::to_string(Case::items_per_thread) + "_" +
-           Case::family::name;
+    std::string name = "B" + std::to_string(Case::threads) + "_K" + std::to_string(Case::items_per_thread) + "_" +
+                       Case::family::name;
+    if constexpr (has_suffix<Case>::value) name += Case::suffix;
+    return name;
   }
 };
 

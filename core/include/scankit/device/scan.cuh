@@ -31,15 +31,17 @@ template <int BlockThreads, int ItemsPerThread, block_scan_algorithm Algorithm =
 using policy = device_detail::scan_policy<BlockThreads, ItemsPerThread, Algorithm>;
 
 // The staged kernel's shape; it prefetches into L2 as far ahead as the tuned shape does (4 MiB).
-template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1>
+// LookBackWarp adds a warp that looks back while the BlockThreads threads scan the tile.
+template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1,
+          bool LookBackWarp = false>
 using staged = device_detail::staged_scan_policy<
     BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane, 32, 1024,
-    device_detail::staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16)>;
+    device_detail::staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16), LookBackWarp>;
 
 template <class Policy>
 constexpr bool is_staged_policy = false;
-template <int B, int V, int M, int L, unsigned F, unsigned X, int A>
-constexpr bool is_staged_policy<device_detail::staged_scan_policy<B, V, M, L, F, X, A>> = true;
+template <int B, int V, int M, int L, unsigned F, unsigned X, int A, bool W>
+constexpr bool is_staged_policy<device_detail::staged_scan_policy<B, V, M, L, F, X, A, W>> = true;
 
 // The register-kernel policy (also used by the multi-launch strategies and small inputs).
 template <class Policy, class T>

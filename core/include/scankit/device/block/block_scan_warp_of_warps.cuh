@@ -3,12 +3,14 @@
 // Exactly two barriers, independent of the block size.
 #pragma once
 
+#include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan_result.cuh"
 #include "scankit/device/warp/warp_scan.cuh"
 
 namespace scankit::device_detail {
 
-template <class T, int BlockThreads>
+// Barrier: whole_block_barrier, or a named_block_barrier over the BlockThreads threads that scan.
+template <class T, int BlockThreads, class Barrier = whole_block_barrier>
 struct block_scan_warp_of_warps {
   static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "block size must be whole warps, at most 1024");
   static constexpr int warps = BlockThreads / 32;
@@ -30,7 +32,7 @@ struct block_scan_warp_of_warps {
     T inclusive;
     T exclusive = warp_exclusive_scan_unseeded(value, op, inclusive);  // undefined on lane 0
     if (lane == 31) s.warp_inclusive[warp] = inclusive;
-    __syncthreads();
+    Barrier::sync();
     if (warp == 0) {
       // Lanes beyond the warp count repeat the last total; their results are never written.
       T total = s.warp_inclusive[lane < warps ? lane : warps - 1];
@@ -38,7 +40,7 @@ struct block_scan_warp_of_warps {
       T scanned = warp_inclusive_scan(total, op);
       if (lane < warps) s.warp_inclusive[lane] = scanned;
     }
-    __syncthreads();
+    Barrier::sync();
     block_scan_result<T> result;
     result.aggregate = s.warp_inclusive[warps - 1];
     if (warp > 0) {

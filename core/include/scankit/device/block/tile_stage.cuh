@@ -21,11 +21,13 @@
 
 #include <cuda/ptx>
 
+#include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/util/l2_prefetch.cuh"
 
 namespace scankit::device_detail {
 
-template <class T, int TileItems, int BlockThreads>
+// BlockThreads threads take part in complete(), synchronised by Barrier.
+template <class T, int TileItems, int BlockThreads, class Barrier = whole_block_barrier>
 struct tile_stage {
   static constexpr int bytes = TileItems * static_cast<int>(sizeof(T));
   static_assert(bytes % 16 == 0, "a staged tile must be whole 16-byte chunks");
@@ -87,7 +89,7 @@ struct tile_stage {
     for (int i = static_cast<int>(threadIdx.x); i < TileItems; i += BlockThreads) {
       staged[i] = in[base + (i < valid ? i : 0)];
     }
-    __syncthreads();
+    Barrier::sync();
   }
 };
 

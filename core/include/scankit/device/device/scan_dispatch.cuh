@@ -179,7 +179,7 @@ struct staged_single_pass {
       const scan_tiles_args<T> args =
           single_pass_args(in, out, n, tiles_for(n), exclusive, init, view, Staged::backoff);
       scan_staged_tiles_kernel<Staged, Source>
-          <<<static_cast<unsigned>(args.tiles), Staged::block_threads, 0, stream>>>(args, op);
+          <<<static_cast<unsigned>(args.tiles), Staged::launch_threads, 0, stream>>>(args, op);
       check_launch(Source == tile_prefix_source::deterministic_look_back
                        ? "scan_staged_tiles_kernel (deterministic look-back)"
                        : "scan_staged_tiles_kernel (decoupled look-back)");

@@ -39,12 +39,14 @@ struct scan_tuning {
 // LookBackTilesPerLane widens the look-back window to 32 x that many tiles (look_back.cuh).
 // PrefetchTilesAhead > 0: the block that draws tile t also asks L2 to prefetch tile t + that many
 // (tile_stage::prefetch_l2), so DRAM reads run ahead of the shared memory that caps the tiles in
-// flight.
+// flight. LookBackWarp: the block gets one more warp, which looks back while the BlockThreads
+// threads scan the tile (scan_staged_kernel.cuh).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1,
-          unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024, int PrefetchTilesAhead = 0>
+          unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024, int PrefetchTilesAhead = 0,
+          bool LookBackWarp = false>
 struct staged_scan_policy {
-  static_assert(BlockThreads >= 32 && BlockThreads <= 1024 && (BlockThreads & (BlockThreads - 1)) == 0,
-                "block size must be a power of two between 32 and 1024");
+  static_assert(BlockThreads >= 32 && BlockThreads + (LookBackWarp ? 32 : 0) <= 1024 && BlockThreads % 32 == 0,
+                "the block must be whole warps, at most 1024 threads");
   static_assert(ChunksPerThread >= 1, "chunks per thread must be positive");
   static_assert(BlockThreads * ChunksPerThread * 16 <= 40 * 1024, "a staged tile must fit in static shared memory");
   static constexpr int block_threads = BlockThreads;
@@ -54,25 +56,39 @@ struct staged_scan_policy {
   static constexpr int tile_bytes = BlockThreads * ChunksPerThread * 16;
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
   static constexpr int prefetch_tiles_ahead = PrefetchTilesAhead;
+  static constexpr bool look_back_warp = LookBackWarp;
+  static constexpr int launch_threads = BlockThreads + (LookBackWarp ? 32 : 0);
 };
 
-// Tuned for the H200 (bench/tune_scan.cu sweeps the alternatives; bench/results/ holds the runs):
-// 32 KiB tiles of 256 threads x 8 chunks were the fastest measured for 1-, 4- and 8-byte values
-// at 2^28 (int32 0.775 of copy against 0.758 for 16 KiB tiles); 16-byte values take 128 x 4 to
-// stay near 70 registers. The L2 prefetch runs about 4 MiB ahead of the tile being drawn: int32
-// 0.78 -> 0.87 of copy at 2 and 4 MiB ahead (1 MiB: 0.84, 8 MiB: 0.86), and 16 and 32 MiB ahead
-// fell to 0.70 and 0.64 (the prefetched lines are evicted before their tile is copied).
+// Tuned for the H200 (bench/tune_scan.cu sweeps the alternatives; bench/results/ holds the runs,
+// all at 2^28):
+// * 32 KiB tiles of 256 threads x 8 chunks were the fastest measured for 1-, 4- and 8-byte values
+//   (int32 0.775 of copy against 0.758 for 16 KiB tiles); 16-byte values take 128 x 4 to stay
+//   near 70 registers.
+// * The L2 prefetch runs about 4 MiB ahead of the tile being drawn: int32 0.78 -> 0.87 of copy at
+//   2 and 4 MiB ahead (1 MiB: 0.84, 8 MiB: 0.86); 16 and 32 MiB ahead fell to 0.70 and 0.64 (the
+//   prefetched lines are evicted before their tile is copied).
+// * The look-back warp (scan_staged_kernel.cuh) pays where the block keeps its residency: int32
+//   256+32 threads capped at 32 registers (6 blocks/SM) 0.871 -> 0.892; int64 224+32 threads
+//   (64 registers, 4 blocks/SM; 256+32 fits only 3) 0.860 -> 0.880; int8 256+32 at 5 blocks/SM
+//   0.805 -> 0.830. Forcing 8-byte values to 5 or 6 blocks spilled (0.33 and 0.21); 2- and
+//   16-byte values were not measured with it and keep the plain staged kernel.
 constexpr int staged_prefetch_bytes_ahead = 4 << 20;
 
-template <int BlockThreads, int ChunksPerThread>
+template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false>
 using prefetching_staged_policy =
-    staged_scan_policy<BlockThreads, ChunksPerThread, 1, 1, 32, 1024,
-                       staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16)>;
+    staged_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, 1, 32, 1024,
+                       staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16), LookBackWarp>;
 
 template <class T>
 struct staged_scan_tuning {
-  using policy =
-      std::conditional_t<sizeof(T) <= 8, prefetching_staged_policy<256, 8>, prefetching_staged_policy<128, 4>>;
+  using policy = std::conditional_t<
+      sizeof(T) == 4, prefetching_staged_policy<256, 8, 6, true>,
+      std::conditional_t<
+          sizeof(T) == 8, prefetching_staged_policy<224, 8, 1, true>,
+          std::conditional_t<sizeof(T) == 1, prefetching_staged_policy<256, 8, 5, true>,
+                             std::conditional_t<sizeof(T) == 2, prefetching_staged_policy<256, 8>,
+                                                prefetching_staged_policy<128, 4>>>>>;
 };
 
 template <class T, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>

@@ -16,7 +16,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/block/tile_stage.cuh"
 #include "scankit/device/device/tile_prefix.cuh"
@@ -39,12 +41,19 @@ struct staged_shape {
   static constexpr int tile_items = block_threads * stripes * items_per_chunk;
 };
 
+// The barrier of the threads that scan: the whole block, or, beside a look-back warp, a named
+// barrier that leaves that warp out.
+template <class StagedPolicy>
+using staged_scan_barrier = std::conditional_t<StagedPolicy::look_back_warp,
+                                               named_block_barrier<StagedPolicy::block_threads>, whole_block_barrier>;
+
 template <class StagedPolicy, class T>
 struct staged_kernel_storage {
   using shape = staged_shape<StagedPolicy, T>;
-  using stage = tile_stage<T, shape::tile_items, shape::block_threads>;
+  using barrier = staged_scan_barrier<StagedPolicy>;
+  using stage = tile_stage<T, shape::tile_items, shape::block_threads, barrier>;
   using lanes = value_lanes<T, shape::stripes>;
-  using block_scan = block_scan_warp_of_warps<lanes, shape::block_threads>;
+  using block_scan = block_scan_warp_of_warps<lanes, shape::block_threads, barrier>;
   typename stage::storage staged;
   typename block_scan::storage scan_storage;
   T tile_prefix;
@@ -121,8 +130,22 @@ __device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T>& 
   }
 }
 
+// With a look-back warp (StagedPolicy::look_back_warp), the block is BlockThreads scanning threads
+// plus one warp that starts the look-back as soon as the ticket is drawn, while the tile is still
+// loading and being scanned: a tile's exclusive prefix depends only on its predecessors, so the
+// look-back need not wait for the tile's own aggregate. The scanning threads publish the
+// aggregate the moment they have it (successors never wait for this tile's look-back), meet the
+// look-back warp at one block barrier, and publish the inclusive prefix. The critical path per
+// tile becomes max(load + scan, look-back) instead of their sum.
+//
+// Memory order: the look-back warp writes the prefix to shared memory before the block barrier
+// and the scanning threads read it after, so __syncthreads orders it. The tile's two global
+// publications (aggregate, then inclusive prefix) come from the same thread in program order,
+// so every reader sees them in that order (same-address coherence); look_back.cuh needs nothing
+// more. Deadlock: the look-back warp waits only on tiles with smaller tickets, whose aggregates
+// need nothing from their own look-backs.
 template <class StagedPolicy, tile_prefix_source Source, class T, class Op>
-__global__ void __launch_bounds__(StagedPolicy::block_threads, StagedPolicy::min_blocks_per_sm)
+__global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::min_blocks_per_sm)
     scan_staged_tiles_kernel(scan_tiles_args<T> args, Op op) {
   using shape = staged_shape<StagedPolicy, T>;
   using storage_t = staged_kernel_storage<StagedPolicy, T>;
@@ -131,12 +154,14 @@ __global__ void __launch_bounds__(StagedPolicy::block_threads, StagedPolicy::min
   constexpr int B = shape::block_threads;
   constexpr int V = shape::stripes;
   constexpr int P = shape::items_per_chunk;
+  constexpr bool single_pass = Source != tile_prefix_source::independent;
+  static_assert(!StagedPolicy::look_back_warp || Source != tile_prefix_source::chained,
+                "the look-back warp serves the look-back sources");
   __shared__ storage_t s;
 
   if (threadIdx.x == 0) {
-    const long long drawn = Source == tile_prefix_source::independent
-                                ? static_cast<long long>(blockIdx.x)
-                                : draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles));
+    const long long drawn = single_pass ? draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles))
+                                        : static_cast<long long>(blockIdx.x);
     s.tile_id = static_cast<std::uint32_t>(drawn);
     stage::issue(s.staged, args.in, args.n, drawn);
     if constexpr (StagedPolicy::prefetch_tiles_ahead > 0) {
@@ -145,8 +170,21 @@ __global__ void __launch_bounds__(StagedPolicy::block_threads, StagedPolicy::min
   }
   __syncthreads();
   const long long tile = s.tile_id;
-  stage::complete(s.staged, args.in, args.n, tile);
 
+  if constexpr (StagedPolicy::look_back_warp) {
+    if (threadIdx.x >= B) {
+      if constexpr (single_pass) {
+        if (tile > 0) {
+          const T before = look_back_exclusive<Source, StagedPolicy::look_back_tiles_per_lane>(args, tile, op);
+          if (lane_id() == 0) s.tile_prefix = before;
+        }
+        __syncthreads();  // hands the prefix over; the scanning threads arrive after their scan
+      }
+      return;
+    }
+  }
+
+  stage::complete(s.staged, args.in, args.n, tile);
   const int thread = static_cast<int>(threadIdx.x);
   const int4* chunks = s.staged.chunks;
 
@@ -160,10 +198,22 @@ __global__ void __launch_bounds__(StagedPolicy::block_threads, StagedPolicy::min
   }
   const block_scan_result<lanes> scanned =
       storage_t::block_scan::scan(partials, s.scan_storage, lanewise<Op>{op});  // exclusive undefined on thread 0
-
   const T aggregate = combine_lanes(scanned.aggregate, op);
-  const optional_prefix<T> tile_prefix =
-      resolve_tile_prefix<Source, StagedPolicy::look_back_tiles_per_lane>(args, tile, aggregate, op, s.tile_prefix);
+
+  optional_prefix<T> tile_prefix;
+  if constexpr (StagedPolicy::look_back_warp && single_pass) {
+    if (threadIdx.x == 0) publish_tile_aggregate<Source>(args, tile, aggregate, op);
+    __syncthreads();
+    if (tile == 0) {
+      tile_prefix = first_tile_prefix(args);
+    } else {
+      tile_prefix = {true, s.tile_prefix};
+      if (threadIdx.x == 0) publish_tile_prefix<Source>(args, tile, tile_prefix.value, aggregate, op);
+    }
+  } else {
+    tile_prefix =
+        resolve_tile_prefix<Source, StagedPolicy::look_back_tiles_per_lane>(args, tile, aggregate, op, s.tile_prefix);
+  }
 
   store_scanned_stripes<shape>(args, tile, tile_prefix, scanned.exclusive, op,
                                [&](int v, T(&items)[P]) { unpack_chunk(chunks[v * B + thread], items); },

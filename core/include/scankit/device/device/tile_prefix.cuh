@@ -53,14 +53,55 @@ struct optional_prefix {
   T value;
 };
 
+// The three steps of a look-back source, for kernels that schedule them themselves (the staged
+// kernel's look-back warp runs the look-back while the other warps scan the tile).
+
+// Thread 0, as soon as the tile's aggregate is known: tile 0 publishes its inclusive prefix
+// (nothing precedes it), other tiles their aggregate (deterministic: group leaders publish only
+// their prefix).
+template <tile_prefix_source Source, class T, class Op>
+__device__ __forceinline__ void publish_tile_aggregate(const scan_tiles_args<T>& args, long long tile,
+                                                       const T& aggregate, Op op) {
+  if (tile == 0) {
+    args.state.publish(0, flag_prefix, args.has_seed ? op(args.seed, aggregate) : aggregate);
+  } else if (Source == tile_prefix_source::decoupled_look_back || tile % deterministic_group_tiles != 0) {
+    args.state.publish(tile, flag_aggregate, aggregate);
+  }
+}
+
+// One warp (all 32 lanes), tile >= 1: the tile's exclusive prefix, from its predecessors only.
+template <tile_prefix_source Source, int LookBackTilesPerLane, class T, class Op>
+__device__ __forceinline__ T look_back_exclusive(const scan_tiles_args<T>& args, long long tile, Op op) {
+  if constexpr (Source == tile_prefix_source::deterministic_look_back) {
+    return deterministic_look_back<deterministic_group_tiles, T>(args.state, tile, op, args.backoff);
+  } else {
+    return decoupled_look_back<T, LookBackTilesPerLane>(args.state, tile, op, args.backoff);
+  }
+}
+
+// Thread 0, tile >= 1, once the exclusive prefix (`before`) and the aggregate are both known.
+template <tile_prefix_source Source, class T, class Op>
+__device__ __forceinline__ void publish_tile_prefix(const scan_tiles_args<T>& args, long long tile, const T& before,
+                                                    const T& aggregate, Op op) {
+  if (Source == tile_prefix_source::decoupled_look_back || tile % deterministic_group_tiles == 0) {
+    args.state.publish(tile, flag_prefix, op(before, aggregate));
+  }
+}
+
+// The prefix of tile 0: the seed, if any.
+template <class T>
+__device__ __forceinline__ optional_prefix<T> first_tile_prefix(const scan_tiles_args<T>& args) {
+  return {args.has_seed, args.seed};
+}
+
 // Every thread of the block calls this with the tile's aggregate (valid on thread 0 at least);
 // every thread gets the prefix. The single-pass sources end with a block barrier, after which
 // `broadcast` (shared memory) holds the prefix.
 template <tile_prefix_source Source, int LookBackTilesPerLane = 1, class T, class Op>
 __device__ __forceinline__ optional_prefix<T> resolve_tile_prefix(const scan_tiles_args<T>& args, long long tile,
                                                                   const T& aggregate, Op op, T& broadcast) {
-  optional_prefix<T> prefix{false, aggregate};  // the value is only read when present
   if constexpr (Source == tile_prefix_source::independent) {
+    optional_prefix<T> prefix{false, aggregate};  // the value is only read when present
     if (args.tile_prefixes != nullptr) {
       if (args.tile_prefixes_exclusive) {
         prefix = {true, args.tile_prefixes[tile]};
@@ -74,36 +115,23 @@ __device__ __forceinline__ optional_prefix<T> resolve_tile_prefix(const scan_til
     return prefix;
   } else {
     if (tile == 0) {
-      if (threadIdx.x == 0) {
-        args.state.publish(0, flag_prefix, args.has_seed ? op(args.seed, aggregate) : aggregate);
-      }
-      if (args.has_seed) prefix = {true, args.seed};
-      return prefix;
+      if (threadIdx.x == 0) publish_tile_aggregate<Source>(args, 0, aggregate, op);
+      return first_tile_prefix(args);
     }
-    if constexpr (Source == tile_prefix_source::decoupled_look_back) {
-      if (threadIdx.x < 32) {
-        if (threadIdx.x == 0) args.state.publish(tile, flag_aggregate, aggregate);
-        const T before = decoupled_look_back<T, LookBackTilesPerLane>(args.state, tile, op, args.backoff);
-        if (threadIdx.x == 0) {
-          args.state.publish(tile, flag_prefix, op(before, aggregate));
-          broadcast = before;
-        }
-      }
-    } else if constexpr (Source == tile_prefix_source::deterministic_look_back) {
-      if (threadIdx.x < 32) {
-        const bool leader = tile % deterministic_group_tiles == 0;
-        if (threadIdx.x == 0 && !leader) args.state.publish(tile, flag_aggregate, aggregate);
-        const T before = deterministic_look_back<deterministic_group_tiles, T>(args.state, tile, op, args.backoff);
-        if (threadIdx.x == 0) {
-          if (leader) args.state.publish(tile, flag_prefix, op(before, aggregate));
-          broadcast = before;
-        }
-      }
-    } else {
+    if constexpr (Source == tile_prefix_source::chained) {
       if (threadIdx.x == 0) {
         const T before = chained_wait_for_predecessor<T>(args.state, tile, args.backoff);
         args.state.publish(tile, flag_prefix, op(before, aggregate));
         broadcast = before;
+      }
+    } else {
+      if (threadIdx.x < 32) {
+        if (threadIdx.x == 0) publish_tile_aggregate<Source>(args, tile, aggregate, op);
+        const T before = look_back_exclusive<Source, LookBackTilesPerLane>(args, tile, op);
+        if (threadIdx.x == 0) {
+          publish_tile_prefix<Source>(args, tile, before, aggregate, op);
+          broadcast = before;
+        }
       }
     }
     __syncthreads();
