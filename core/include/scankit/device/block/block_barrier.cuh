@@ -20,4 +20,14 @@ struct named_block_barrier {
   static __device__ __forceinline__ void sync() { asm volatile("bar.sync %0, %1;" ::"n"(Id), "n"(Threads) : "memory"); }
 };
 
+// Hardware barrier `Id` over `Threads` threads that may arrive from different places in the code
+// (barrier.sync without .aligned). __syncthreads and bar.sync are the .aligned form, which
+// requires every thread to execute the same barrier instruction; a warp that arrives from its own
+// branch (the staged scan's look-back warp) needs this one.
+template <int Threads, int Id>
+struct divergent_block_barrier {
+  static_assert(Threads % 32 == 0 && Id >= 1 && Id <= 15, "whole warps, barrier ids 1..15");
+  static __device__ __forceinline__ void sync() { asm volatile("barrier.sync %0, %1;" ::"n"(Id), "n"(Threads) : "memory"); }
+};
+
 }  // namespace scankit::device_detail

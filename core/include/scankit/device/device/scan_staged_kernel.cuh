@@ -138,12 +138,13 @@ __device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T>& 
 // look-back warp at one block barrier, and publish the inclusive prefix. The critical path per
 // tile becomes max(load + scan, look-back) instead of their sum.
 //
-// Memory order: the look-back warp writes the prefix to shared memory before the block barrier
-// and the scanning threads read it after, so __syncthreads orders it. The tile's two global
-// publications (aggregate, then inclusive prefix) come from the same thread in program order,
-// so every reader sees them in that order (same-address coherence); look_back.cuh needs nothing
-// more. Deadlock: the look-back warp waits only on tiles with smaller tickets, whose aggregates
-// need nothing from their own look-backs.
+// Memory order: the look-back warp writes the prefix to shared memory before the hand-over
+// barrier and the scanning threads read it after; barrier.sync orders the shared-memory accesses
+// of the threads it synchronises, like __syncthreads. The tile's two global publications
+// (aggregate, then inclusive prefix) come from the same thread in program order, so every reader
+// sees them in that order (same-address coherence); look_back.cuh needs nothing more.
+// Deadlock: the look-back warp waits only on tiles with smaller tickets, whose aggregates need
+// nothing from their own look-backs.
 template <class StagedPolicy, tile_prefix_source Source, class T, class Op>
 __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::min_blocks_per_sm)
     scan_staged_tiles_kernel(scan_tiles_args<T> args, Op op) {
@@ -157,6 +158,9 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
   constexpr bool single_pass = Source != tile_prefix_source::independent;
   static_assert(!StagedPolicy::look_back_warp || Source != tile_prefix_source::chained,
                 "the look-back warp serves the look-back sources");
+  // The look-back warp and the scanning threads meet here from different branches (barrier 1 is
+  // the scanning threads' own, block_barrier.cuh).
+  using hand_over = divergent_block_barrier<StagedPolicy::launch_threads, 2>;
   __shared__ storage_t s;
 
   if (threadIdx.x == 0) {
@@ -178,7 +182,7 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
           const T before = look_back_exclusive<Source, StagedPolicy::look_back_tiles_per_lane>(args, tile, op);
           if (lane_id() == 0) s.tile_prefix = before;
         }
-        __syncthreads();  // hands the prefix over; the scanning threads arrive after their scan
+        hand_over::sync();  // hands the prefix over; the scanning threads arrive after their scan
       }
       return;
     }
@@ -203,7 +207,7 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
   optional_prefix<T> tile_prefix;
   if constexpr (StagedPolicy::look_back_warp && single_pass) {
     if (threadIdx.x == 0) publish_tile_aggregate<Source>(args, tile, aggregate, op);
-    __syncthreads();
+    hand_over::sync();
     if (tile == 0) {
       tile_prefix = first_tile_prefix(args);
     } else {
