@@ -34,9 +34,8 @@ using policy = device_detail::scan_policy<BlockThreads, ItemsPerThread, Algorith
 // LookBackWarp adds a warp that looks back while the BlockThreads threads scan the tile.
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1,
           bool LookBackWarp = false>
-using staged = device_detail::staged_scan_policy<
-    BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane, 32, 1024,
-    device_detail::staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16), LookBackWarp>;
+using staged = device_detail::prefetching_staged_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackWarp,
+                                                        LookBackTilesPerLane>;
 
 template <class Policy>
 constexpr bool is_staged_policy = false;

@@ -39,19 +39,15 @@ struct tile_stage {
 
   static __device__ __forceinline__ const T* items(const storage& s) { return reinterpret_cast<const T*>(s.chunks); }
 
-  // Whether tile `tile` is whole (staged by the bulk copy; the partial last tile is copied by the threads).
-  static __device__ __forceinline__ bool full(long long n, long long tile) { return n - tile * TileItems >= TileItems; }
+  // Whether tile `tile` is whole: only whole tiles go through the bulk copy (and the prefetch).
+  static __device__ __forceinline__ bool full(long long n, long long tile) {
+    return n - tile * TileItems >= TileItems;
+  }
 
-  // One thread, once per block: prepares the mbarrier the copies complete on. The
-  // initialisation is made visible to the async proxy by the fence in start().
-  static __device__ __forceinline__ void init(storage& s) { cuda::ptx::mbarrier_init(&s.loaded, 1); }
-
-  // One thread: starts copying tile `tile` if it is full. `in` must be 16-byte aligned. A block
-  // that stages several tiles in turn calls this only after a block barrier that follows every
-  // thread's reads of the previous tile. The fence orders those generic-proxy accesses (and the
-  // mbarrier's initialisation) before the async-proxy writes of the new copy.
-  static __device__ __forceinline__ void start(storage& s, const T* in, long long n, long long tile) {
+  // One thread: starts copying tile `tile` if it is full. `in` must be 16-byte aligned.
+  static __device__ __forceinline__ void issue(storage& s, const T* in, long long n, long long tile) {
     namespace ptx = cuda::ptx;
+    ptx::mbarrier_init(&s.loaded, 1);
     ptx::fence_proxy_async(ptx::space_shared);
     if (full(n, tile)) {
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &s.loaded,
@@ -66,21 +62,12 @@ struct tile_stage {
     if (full(n, tile)) device_detail::prefetch_l2(in + tile * TileItems, static_cast<std::size_t>(bytes));
   }
 
-  // One thread, for a block that stages a single tile.
-  static __device__ __forceinline__ void issue(storage& s, const T* in, long long n, long long tile) {
-    init(s);
-    start(s, in, n, tile);
-  }
-
-  // All threads, after a barrier that follows issue()/start(): returns once the tile is in shared
-  // memory. `parity` is the mbarrier phase this copy completes: 0 for a block's first full tile,
-  // then alternating (a partial tile uses no copy and no phase).
-  static __device__ __forceinline__ void complete(storage& s, const T* in, long long n, long long tile,
-                                                  unsigned parity = 0) {
+  // All threads, after a barrier that follows issue(): returns once the tile is in shared memory.
+  static __device__ __forceinline__ void complete(storage& s, const T* in, long long n, long long tile) {
     const long long base = tile * TileItems;
     const long long remaining = n - base;
     if (remaining >= TileItems) {
-      while (!cuda::ptx::mbarrier_try_wait_parity(&s.loaded, parity)) {
+      while (!cuda::ptx::mbarrier_try_wait_parity(&s.loaded, 0u)) {
       }
       return;
     }

@@ -75,9 +75,11 @@ struct staged_scan_policy {
 //   16-byte values were not measured with it and keep the plain staged kernel.
 constexpr int staged_prefetch_bytes_ahead = 4 << 20;
 
-template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false>
+// A staged shape with the tuned prefetch distance (also scankit::device::staged, scan.cuh).
+template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false,
+          int LookBackTilesPerLane = 1>
 using prefetching_staged_policy =
-    staged_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, 1, 32, 1024,
+    staged_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane, 32, 1024,
                        staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16), LookBackWarp>;
 
 template <class T>
