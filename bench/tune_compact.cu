@@ -104,9 +104,9 @@ struct workload {
 
   // B threads x K items per tile; the L2 prefetch runs AheadMiB ahead (0: none); look-back
   // back-off from First ns doubling to Max ns.
-  template <int B, int K, int AheadMiB = 4, unsigned First = 32, unsigned Max = 1024>
+  template <int B, int K, int AheadMiB = 4, unsigned First = 32, unsigned Max = 1024, bool LookBackWarp = false>
   void variant() {
-    using policy = scankit::device_detail::compact_policy<B, K, First, Max, (AheadMiB << 20)>;
+    using policy = scankit::device_detail::compact_policy<B, K, First, Max, (AheadMiB << 20), LookBackWarp>;
     auto launch = [&] {
       if (unique) {
         scankit::device::unique<policy>(in, out, count, n, nullptr, &ws);
@@ -129,6 +129,7 @@ struct workload {
     const double ms = median_ms(launch);
     std::string label = "b" + std::to_string(B) + " k" + std::to_string(K) + " L2 " + std::to_string(AheadMiB) + " MiB";
     if (First != 32 || Max != 1024) label += " backoff " + std::to_string(First) + "-" + std::to_string(Max);
+    if (LookBackWarp) label += " look-back warp";
     rows.push_back({name, label, ms, copy_ms / ms, cub_ms / ms, ok});
     print(rows.back());
   }
@@ -146,6 +147,10 @@ struct workload {
     variant<256, 32, 4, 0, 0>();
     variant<256, 32, 4, 16, 256>();
     variant<256, 32, 4, 64, 2048>();
+    variant<256, 32, 4, 32, 1024, true>();
+    variant<224, 32, 4, 32, 1024, true>();
+    variant<128, 32, 4, 32, 1024, true>();
+    variant<512, 16, 4, 32, 1024, true>();
   }
 };
 
@@ -175,6 +180,8 @@ int main(int argc, char** argv) {
     w.variant<256, 16, 8>();
     w.variant<128, 32>();
     w.variant<256, 8>();
+    w.variant<128, 32, 4, 32, 1024, true>();
+    w.variant<256, 16, 4, 32, 1024, true>();
   }
   { workload<std::uint32_t>("unique u32 runs ~4", n, 0, true).sweep(); }
   if (json != nullptr) {

@@ -381,6 +381,7 @@ int main(int argc, char** argv) {
     prefetch_sweep<std::int32_t>("int32", n);
     prefetch_sweep<std::int64_t>("int64", n);
     prefetch_sweep<std::int8_t>("int8", n);
+    prefetch_sweep<std::int16_t>("int16", n);
     return write_json(json);
   }
   if (caps_only) {

@@ -173,6 +173,18 @@ TEST(CompactTemplates, OtherTileShapes) {
   check_policy<scankit::device::compact_policy<32, 32>>(seed);
 }
 
+// The look-back warp beside the tile's threads: one working warp with tiny tiles (long
+// look-backs), an odd shape, and the tuned 4-byte shape; in place included (run_configs).
+TEST(CompactTemplates, LookBackWarp) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  check_policy<scankit::device::compact_policy<32, 1, 4 << 20, true>>(seed);
+  if (HasFatalFailure()) return;
+  check_policy<scankit::device::compact_policy<96, 5, 4 << 20, true>>(seed);
+  if (HasFatalFailure()) return;
+  check_policy<scankit::device::compact_policy<256, 32, 4 << 20, true>>(seed);
+}
+
 // Pointers that are not 16-byte aligned take the per-item path.
 TEST(CompactTemplates, UnalignedPointers) {
   SCANKIT_REQUIRE_GPU();

@@ -27,8 +27,10 @@
 namespace scankit::device {
 
 // PrefetchBytesAhead: how far ahead (in bytes of the widest array) the L2 prefetch runs; 0 for none.
-template <int BlockThreads, int ItemsPerThread, int PrefetchBytesAhead = 4 << 20>
-using compact_policy = device_detail::compact_policy<BlockThreads, ItemsPerThread, 32, 1024, PrefetchBytesAhead>;
+// LookBackWarp: a warp beside the BlockThreads threads that looks back while they work.
+template <int BlockThreads, int ItemsPerThread, int PrefetchBytesAhead = 4 << 20, bool LookBackWarp = false>
+using compact_policy =
+    device_detail::compact_policy<BlockThreads, ItemsPerThread, 32, 1024, PrefetchBytesAhead, LookBackWarp>;
 
 namespace compact_detail {
 

@@ -152,7 +152,7 @@ void run_compaction(const Source& source, const Sink& sink, long long n, std::in
     args.state = make_tile_state<unsigned long long>(view.state_slots, view.scratch, tile_count, view.epoch);
   }
   compact_tiles_kernel<Policy, Source, Sink>
-      <<<static_cast<unsigned>(tiles), Policy::block_threads, 0, stream>>>(args);
+      <<<static_cast<unsigned>(tiles), compact_launch_threads<Policy>, 0, stream>>>(args);
   check_compact_launch(tiles > 1 ? "compact_tiles_kernel (single pass)" : "compact_tiles_kernel (one tile)");
   temporary.release();  // if it was used: stream-ordered after the launch (the destructor would wait)
 }

@@ -17,17 +17,20 @@ namespace scankit::device_detail {
 // scankit::device::policy<B, K> of the scan engine) serves as a compaction policy.
 // The kernel prefetches into L2 the tile that lies PrefetchBytesAhead bytes (of the widest array)
 // after the one it draws (0: none); 4 MiB as for the scan (scan_policy.cuh).
+// LookBackWarp: one more warp per block looks back while the BlockThreads threads load, flag,
+// count and gather the tile (compact_tiles_kernel.cuh).
 template <int BlockThreads, int ItemsPerThread, unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024,
-          int PrefetchBytesAhead = 4 << 20>
+          int PrefetchBytesAhead = 4 << 20, bool LookBackWarp = false>
 struct compact_policy {
-  static_assert(BlockThreads >= 32 && BlockThreads <= 1024 && (BlockThreads & (BlockThreads - 1)) == 0,
-                "block size must be a power of two between 32 and 1024");
+  static_assert(BlockThreads >= 32 && BlockThreads % 32 == 0 && BlockThreads + (LookBackWarp ? 32 : 0) <= 1024,
+                "the block must be whole warps, at most 1024 threads");
   static_assert(ItemsPerThread >= 1 && ItemsPerThread <= 32, "items per thread must be in 1..32");
   static constexpr int block_threads = BlockThreads;
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
   static constexpr int prefetch_bytes_ahead = PrefetchBytesAhead;
+  static constexpr bool look_back_warp = LookBackWarp;
 };
 
 // A policy's prefetch distance; policies without the member (a scan policy) prefetch nothing.
@@ -36,6 +39,15 @@ constexpr int prefetch_bytes_ahead_of = 0;
 template <class Policy>
 constexpr int prefetch_bytes_ahead_of<Policy, std::void_t<decltype(Policy::prefetch_bytes_ahead)>> =
     Policy::prefetch_bytes_ahead;
+
+// Whether a policy asks for the look-back warp (policies without the member do not), and the
+// threads a block of it is launched with.
+template <class Policy, class = void>
+constexpr bool look_back_warp_of = false;
+template <class Policy>
+constexpr bool look_back_warp_of<Policy, std::void_t<decltype(Policy::look_back_warp)>> = Policy::look_back_warp;
+template <class Policy>
+constexpr int compact_launch_threads = Policy::block_threads + (look_back_warp_of<Policy> ? 32 : 0);
 
 // Tuned for the H200 (sm_90) by bench/tune_compact.cu (bench/results/): 256 threads and tiles of
 // 32 KiB of the widest array the pass reads per item (the items, a stencil, or the keys/values of

@@ -35,7 +35,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
+#include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/tile_io.cuh"
 #include "scankit/device/compact/selection_sources.cuh"
 #include "scankit/device/compact/tile_scatter.cuh"
@@ -57,6 +59,12 @@ struct compact_tiles_args {
   selection_state state;          // tiles > 1
   bool fence;                     // in place (see tile_selection_offsets.cuh)
 };
+
+// The barrier of the threads that work on the tile: the whole block, or a named barrier that
+// leaves the look-back warp out.
+template <class Policy>
+using compact_workers_barrier = std::conditional_t<look_back_warp_of<Policy>, named_block_barrier<Policy::block_threads>,
+                                                   whole_block_barrier>;
 
 // Shared memory of one tile: the item area serves first the tile_io transpose, then the
 // compacted tile; the value area likewise for unique_by_key.
@@ -84,20 +92,30 @@ struct compact_tile_storage {
   alignas(16) unsigned char item_area[area_bytes<T>()];
   alignas(16) unsigned char value_area[value_area_bytes()];
   typename Source::template storage<Policy> extra;
-  typename tile_selection_offsets<B>::storage offsets;
+  typename tile_selection_offsets<B, compact_workers_barrier<Policy>>::storage offsets;
   std::uint32_t tile_id;
 };
 
+// With a look-back warp (look_back_warp_of<Policy>), the block has one warp more than the
+// BlockThreads threads that work on the tile. It looks back from the moment the ticket is drawn,
+// while they load, flag, count and gather; they publish the count as soon as they have it, meet
+// the look-back warp at one barrier (a non-aligned one: the two sides arrive from different
+// branches) and publish the inclusive prefix. The workers synchronise among themselves on a
+// named barrier. A tile's count never waits for any look-back, so the deadlock argument of the
+// ticket is unchanged.
 template <class Policy, class Source, class Sink>
-__global__ void __launch_bounds__(Policy::block_threads)
+__global__ void __launch_bounds__(compact_launch_threads<Policy>)
     compact_tiles_kernel(const compact_tiles_args<Source, Sink> args) {
   constexpr int K = Policy::items_per_thread;
   constexpr int B = Policy::block_threads;
   constexpr int tile_items = Policy::tile_items;
+  constexpr bool look_back_warp = look_back_warp_of<Policy>;
   using T = typename Source::item_type;
   using V = typename Source::value_type;
   using storage_t = compact_tile_storage<Policy, Source>;
-  using offsets = tile_selection_offsets<B>;
+  using workers_barrier = compact_workers_barrier<Policy>;
+  using hand_over = divergent_block_barrier<B + 32, 2>;
+  using offsets = tile_selection_offsets<B, workers_barrier>;
   using item_io = tile_io<T, K, B>;
   static_assert(sizeof(storage_t) <= 48 * 1024,
                 "compaction tile too large for static shared memory: use a policy with fewer items per tile");
@@ -118,6 +136,20 @@ __global__ void __launch_bounds__(Policy::block_threads)
     }
     __syncthreads();
     tile = s.tile_id;
+  }
+  if constexpr (look_back_warp) {
+    if (threadIdx.x >= B) {
+      if (args.tiles > 1) {
+        if (tile > 0) {
+          const auto prefix = offsets::look_back_exclusive(args.state, tile, Policy::backoff, args.fence);
+          if (lane_id() == 0) s.offsets.tile_prefix = prefix;
+        } else if (lane_id() == 0) {
+          s.offsets.tile_prefix = 0;
+        }
+        hand_over::sync();
+      }
+      return;
+    }
   }
   const long long base = tile * tile_items;
   const long long remaining = args.n - base;
@@ -161,9 +193,22 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 
   // 5. The tile's offset.
-  offsets::look_back(args.state, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
-  __syncthreads();
-  const unsigned long long prefix = s.offsets.tile_prefix;
+  unsigned long long prefix = 0;
+  if constexpr (look_back_warp) {
+    if (args.tiles > 1) {
+      hand_over::sync();  // also orders the gather before the stores below
+      prefix = s.offsets.tile_prefix;
+      if (tile > 0 && threadIdx.x == 0) {
+        offsets::publish_prefix(args.state, tile, prefix, counts.tile_count, args.fence);
+      }
+    } else {
+      workers_barrier::sync();
+    }
+  } else {
+    offsets::look_back(args.state, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
+    __syncthreads();
+    prefix = s.offsets.tile_prefix;
+  }
 
   // 6. Store the tile's run(s) and, from the last tile, the count.
   args.sink.template store<Policy>(item_buffer, prefix, counts.tile_count, base, valid, args.n);

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/tile/look_back.cuh"
 #include "scankit/device/tile/tile_state.cuh"
@@ -36,9 +37,11 @@ namespace scankit::device_detail {
 
 using selection_state = tile_state<unsigned long long>;
 
-template <int BlockThreads>
+// Barrier: whole_block_barrier, or a named barrier over the BlockThreads threads that count
+// (beside a look-back warp).
+template <int BlockThreads, class Barrier = whole_block_barrier>
 struct tile_selection_offsets {
-  using block_scan = block_scan_warp_of_warps<int, BlockThreads>;
+  using block_scan = block_scan_warp_of_warps<int, BlockThreads, Barrier>;
 
   struct storage {
     typename block_scan::storage scan;
@@ -68,6 +71,26 @@ struct tile_selection_offsets {
     }
   }
 
+  // One warp, tile > 0: the selected items before the tile, from its predecessors only.
+  template <class V, tile_state_layout Layout>
+  static __device__ __forceinline__ V look_back_exclusive(const tile_state<V, Layout>& state, long long tile,
+                                                          look_back_backoff backoff, bool fence) {
+    const V prefix = decoupled_look_back<V>(state, tile, plus_op{}, backoff);
+    if (fence) __threadfence();  // acquire pattern (and release for the prefix published after it)
+    return prefix;
+  }
+
+  // Thread 0, tile > 0: publishes the inclusive prefix. In place it needs a fence of its own
+  // (`fence`) after the block's input loads (release pattern), unless it already ran the
+  // look-back's fence itself after them (the one-warp path below). A look-back warp's fence does
+  // not count: that warp may fence before the other warps have loaded their input.
+  template <class V, tile_state_layout Layout>
+  static __device__ __forceinline__ void publish_prefix(const tile_state<V, Layout>& state, long long tile, V prefix,
+                                                        int tile_count, bool fence) {
+    if (fence) __threadfence();
+    state.publish(tile, flag_prefix, static_cast<V>(prefix + static_cast<V>(tile_count)));
+  }
+
   // Warp 0 of a tile > 0 looks back, publishes the inclusive prefix and leaves the exclusive one
   // in s.tile_prefix (tile 0: 0). The caller then passes a block barrier and reads s.tile_prefix.
   template <class V, tile_state_layout Layout>
@@ -78,10 +101,9 @@ struct tile_selection_offsets {
       return;
     }
     if (threadIdx.x < 32) {
-      const V prefix = decoupled_look_back<V>(state, tile, plus_op{}, backoff);
-      if (fence) __threadfence();  // acquire pattern (and release for the prefix below)
+      const V prefix = look_back_exclusive(state, tile, backoff, fence);
       if (threadIdx.x == 0) {
-        state.publish(tile, flag_prefix, static_cast<V>(prefix + static_cast<V>(tile_count)));
+        publish_prefix(state, tile, prefix, tile_count, false);  // fenced by the look-back above
         s.tile_prefix = prefix;
       }
     }
