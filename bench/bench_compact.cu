@@ -12,9 +12,9 @@
 //   cub                 cub::DeviceSelect::If / DevicePartition::If / DeviceSelect::Unique
 //   scankit_single_pass the precompiled scankit call, default strategy (single pass)
 //   scankit_three_step  the textbook three-step strategy
-//   scankit_tile_BxK    select/u32/keep50 only: the single pass through the template API with
-//                       other tile shapes (B threads x K items), to retune on a new GPU;
-//                       "_no_prefetch": the tuned shape without the L2 prefetch (compact_policy.cuh)
+//   scankit_tile_register_256x32[_no_prefetch]  select/u32/keep50 only: the single pass through
+//                       the template API on the register kernel (256 threads x 32 items, the
+//                       default before the staged kernel), with and without the L2 prefetch
 //
 // Counters (per repetition; Google Benchmark aggregates them over repetitions):
 //   ms         median time of one call
@@ -331,21 +331,16 @@ void timed_loop(benchmark::State& state, row_record& row, double counted_bytes, 
   }
 }
 
-// Other tile shapes of the single pass (template API), tried on select/u32/keep50.
-constexpr const char* k_tile_shapes[] = {"", "128x16", "256x8", "512x8", "128x32", "256x32_no_prefetch"};
+// Other kernels of the single pass (template API), on select/u32/keep50: the register kernel
+// (compact_tiles_kernel.cuh), the default before the staged kernel, with and without prefetch.
+constexpr const char* k_tile_shapes[] = {"", "register_256x32", "register_256x32_no_prefetch"};
 
 template <class T>
 void select_with_shape(int shape, const T* in, T* out, i64* count, i64 n, scankit::keep_in_range<T> pred,
                        scankit::workspace* ws) {
   using scankit::device::compact_policy;
-  switch (shape) {
-    case 1: return scankit::device::select_if<compact_policy<128, 16>>(in, out, count, n, pred, g_stream, ws);
-    case 2: return scankit::device::select_if<compact_policy<256, 8>>(in, out, count, n, pred, g_stream, ws);
-    case 3: return scankit::device::select_if<compact_policy<512, 8>>(in, out, count, n, pred, g_stream, ws);
-    case 5:
-      return scankit::device::select_if<compact_policy<256, 32, 0>>(in, out, count, n, pred, g_stream, ws);
-    default: return scankit::device::select_if<compact_policy<128, 32>>(in, out, count, n, pred, g_stream, ws);
-  }
+  if (shape == 2) return scankit::device::select_if<compact_policy<256, 32, 0>>(in, out, count, n, pred, g_stream, ws);
+  return scankit::device::select_if<compact_policy<256, 32>>(in, out, count, n, pred, g_stream, ws);
 }
 
 template <class T>

@@ -1,5 +1,6 @@
-// Tuning sweep for single-pass compaction: tile shapes (block size x items per thread), L2
-// prefetch distance and look-back back-off of select_if and unique, timed beside cudaMemcpy D2D and cub::DeviceSelect on the same data. Each
+// Tuning sweep for single-pass compaction: tile shapes of the register kernel (block size x items
+// per thread) and of the staged kernel (block size x chunks), L2 prefetch distance, look-back warp
+// and back-off of select_if and unique, timed beside cudaMemcpy D2D and cub::DeviceSelect on the same data. Each
 // variant's count and output are checked against CUB's first.
 //
 //   tune_compact [--json FILE] [--log2n 28] [--reps 20]
@@ -102,16 +103,32 @@ struct workload {
     std::fflush(stdout);
   }
 
-  // B threads x K items per tile; the L2 prefetch runs AheadMiB ahead (0: none); look-back
-  // back-off from First ns doubling to Max ns.
+  // B threads x K items per tile (register kernel); the L2 prefetch runs AheadMiB ahead (0:
+  // none); look-back back-off from First ns doubling to Max ns.
   template <int B, int K, int AheadMiB = 4, unsigned First = 32, unsigned Max = 1024, bool LookBackWarp = false>
   void variant() {
-    using policy = scankit::device_detail::compact_policy<B, K, First, Max, (AheadMiB << 20), LookBackWarp>;
+    std::string label = "b" + std::to_string(B) + " k" + std::to_string(K) + " L2 " + std::to_string(AheadMiB) + " MiB";
+    if (First != 32 || Max != 1024) label += " backoff " + std::to_string(First) + "-" + std::to_string(Max);
+    if (LookBackWarp) label += " look-back warp";
+    measure<scankit::device_detail::compact_policy<B, K, First, Max, (AheadMiB << 20), LookBackWarp>>(label);
+  }
+
+  // The staged kernel: B threads x V 16-byte chunks, __launch_bounds__ minimum MinBlocks.
+  template <int B, int V, int MinBlocks = 1, bool LookBackWarp = false, int AheadMiB = 4>
+  void staged() {
+    std::string label = "staged b" + std::to_string(B) + " v" + std::to_string(V) + " minb" + std::to_string(MinBlocks);
+    if (AheadMiB != 4) label += " L2 " + std::to_string(AheadMiB) + " MiB";
+    if (LookBackWarp) label += " look-back warp";
+    measure<scankit::device::staged_compact<B, V, MinBlocks, LookBackWarp, (AheadMiB << 20)>>(label);
+  }
+
+  template <class Policy>
+  void measure(const std::string& label) {
     auto launch = [&] {
       if (unique) {
-        scankit::device::unique<policy>(in, out, count, n, nullptr, &ws);
+        scankit::device::unique<Policy>(in, out, count, n, nullptr, &ws);
       } else {
-        scankit::device::select_if<policy>(in, out, count, n, below<T>{threshold}, nullptr, &ws);
+        scankit::device::select_if<Policy>(in, out, count, n, below<T>{threshold}, nullptr, &ws);
       }
     };
     SCANKIT_CUDA_CHECK(cudaMemset(out, 0xA5, n * sizeof(T)));
@@ -127,30 +144,28 @@ struct workload {
       ok = a == b;
     }
     const double ms = median_ms(launch);
-    std::string label = "b" + std::to_string(B) + " k" + std::to_string(K) + " L2 " + std::to_string(AheadMiB) + " MiB";
-    if (First != 32 || Max != 1024) label += " backoff " + std::to_string(First) + "-" + std::to_string(Max);
-    if (LookBackWarp) label += " look-back warp";
     rows.push_back({name, label, ms, copy_ms / ms, cub_ms / ms, ok});
     print(rows.back());
   }
 
-  // 4-byte items: the tuned 256 x 32 (32 KiB) at several prefetch distances, then other shapes.
+  // 4-byte items: the register kernel's tuned 256 x 32 (32 KiB tiles) with and without prefetch
+  // and with the look-back warp, then staged shapes (8 chunks of 256 threads: 32 KiB).
   void sweep() {
     variant<256, 32, 0>();
-    variant<256, 32, 1>();
-    variant<256, 32, 2>();
     variant<256, 32, 4>();
-    variant<256, 32, 8>();
-    variant<128, 32>();
-    variant<256, 16>();
-    variant<512, 16>();
-    variant<256, 32, 4, 0, 0>();
-    variant<256, 32, 4, 16, 256>();
-    variant<256, 32, 4, 64, 2048>();
-    variant<256, 32, 4, 32, 1024, true>();
     variant<224, 32, 4, 32, 1024, true>();
-    variant<128, 32, 4, 32, 1024, true>();
-    variant<512, 16, 4, 32, 1024, true>();
+    staged<256, 8>();
+    staged<256, 8, 4>();
+    staged<256, 8, 5>();
+    staged<256, 8, 6>();
+    staged<256, 8, 5, true>();
+    staged<256, 8, 6, true>();
+    staged<224, 8, 6, true>();
+    staged<128, 16>();
+    staged<512, 4>();
+    staged<256, 4, 8>();
+    staged<256, 8, 6, false, 0>();
+    staged<256, 8, 6, false, 8>();
   }
 };
 
@@ -174,14 +189,16 @@ int main(int argc, char** argv) {
   { workload<std::uint32_t>("select u32 99%", n, 0.99, false).sweep(); }
   {
     workload<std::uint64_t> w("select u64 50%", n, 0.5, false);
-    w.variant<256, 16, 0>();
-    w.variant<256, 16, 2>();
     w.variant<256, 16, 4>();
-    w.variant<256, 16, 8>();
     w.variant<128, 32>();
-    w.variant<256, 8>();
-    w.variant<128, 32, 4, 32, 1024, true>();
-    w.variant<256, 16, 4, 32, 1024, true>();
+    w.staged<256, 8>();
+    w.staged<256, 8, 4>();
+    w.staged<256, 8, 6>();
+    w.staged<256, 8, 4, true>();
+    w.staged<224, 8, 4, true>();
+    w.staged<128, 16>();
+    w.staged<512, 4>();
+    w.staged<128, 8, 8>();
   }
   { workload<std::uint32_t>("unique u32 runs ~4", n, 0, true).sweep(); }
   if (json != nullptr) {

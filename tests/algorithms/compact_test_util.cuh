@@ -27,10 +27,17 @@
 
 namespace scankit::testing {
 
-// Items of the tuned tile for a compaction whose widest per-item array has `Bytes` bytes.
+// Items of the tuned tile for a compaction whose widest per-item array has `Bytes` bytes
+// (the register kernel: partition_if, the stencil sources, unique_by_key).
 template <std::size_t Bytes>
 constexpr std::int64_t compact_tile_items() {
   return scankit::device_detail::tuned_compact_policy<Bytes>::tile_items;
+}
+
+// The same for select_if and unique on items of `Bytes` bytes (the staged kernel where it applies).
+template <std::size_t Bytes>
+constexpr std::int64_t selection_tile_items() {
+  return scankit::device_detail::resolved_selection_policy<scankit::device::tuned, Bytes>::tile_items;
 }
 
 // True when SCANKIT_TEST_SMALL is set (e.g. under compute-sanitizer): sizes stay below ~10 tiles.

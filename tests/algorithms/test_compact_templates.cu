@@ -185,11 +185,74 @@ TEST(CompactTemplates, LookBackWarp) {
   check_policy<scankit::device::compact_policy<256, 32, 4 << 20, true>>(seed);
 }
 
+// Staged shapes (compact_staged_kernel.cuh) for select_if and unique: one stripe of one warp
+// (tiny tiles, long look-backs), an odd stripe count, the look-back warp beside one and eight
+// warps, register caps; in place included (run_configs). Items of 4 and 8 bytes.
+template <class T, class Shape>
+void check_staged_shape(std::uint64_t seed) {
+  using policy = typename Shape::template policy<sizeof(T)>;
+  SCOPED_TRACE("staged " + std::to_string(policy::block_threads) + " x " + std::to_string(policy::chunks_per_thread) +
+               (policy::look_back_warp ? " + look-back warp" : "") + ", " + std::to_string(sizeof(T)) + "-byte items");
+  workspace ws;
+  const keep_in_range<T> pred{T(0), T(1) << (8 * sizeof(T) - 1)};
+  for (const std::int64_t n : compact_sizes(policy::tile_items, seed, false)) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const std::vector<T> host = random_items<T>(n, seed + n);
+    device_buffer<T> in(host), want(host.size());
+    const std::int64_t c = thrust::copy_if(thrust::device, in.data(), in.data() + n, want.data(), pred) - want.data();
+    expect_matches<T>(
+        first_items(want, c), n,
+        [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
+          if (in_place) out.upload(host);
+          scankit::device::select_if<Shape>(in_place ? out.data() : in.data(), out.data(), d_count, n, pred, nullptr, w,
+                                            o);
+        },
+        run_configs(true), ws);
+    if (::testing::Test::HasFatalFailure()) return;
+
+    // Runs of 1 to 6 equal keys, so runs cross chunk, stripe and tile boundaries.
+    std::vector<T> runs(host.size());
+    std::mt19937_64 rng(seed ^ static_cast<std::uint64_t>(n));
+    T key = 0;
+    for (std::size_t i = 0; i < runs.size();) {
+      const std::size_t length = 1 + rng() % 6;
+      for (std::size_t j = 0; j < length && i < runs.size(); ++j) runs[i++] = key;
+      key = static_cast<T>(key + 1 + rng() % 3);
+    }
+    device_buffer<T> keys(runs), want_keys(runs.size());
+    const std::int64_t u =
+        thrust::unique_copy(thrust::device, keys.data(), keys.data() + n, want_keys.data()) - want_keys.data();
+    expect_matches<T>(
+        first_items(want_keys, u), n,
+        [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
+          if (in_place) out.upload(runs);
+          scankit::device::unique<Shape>(in_place ? out.data() : keys.data(), out.data(), d_count, n, nullptr, w, o);
+        },
+        run_configs(true), ws);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(CompactTemplates, StagedShapes) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  using scankit::device::staged_compact;
+  check_staged_shape<std::uint32_t, staged_compact<32, 1>>(seed);
+  if (HasFatalFailure()) return;
+  check_staged_shape<std::uint32_t, staged_compact<96, 3, 1, true>>(seed);
+  if (HasFatalFailure()) return;
+  check_staged_shape<std::uint32_t, staged_compact<256, 8, 6, true>>(seed);
+  if (HasFatalFailure()) return;
+  check_staged_shape<std::uint64_t, staged_compact<32, 2, 1, true>>(seed);
+  if (HasFatalFailure()) return;
+  check_staged_shape<std::uint64_t, staged_compact<128, 8, 4>>(seed);
+}
+
 // Pointers that are not 16-byte aligned take the per-item path.
 TEST(CompactTemplates, UnalignedPointers) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
-  const std::int64_t n = 9 * compact_tile_items<4>() + 77;
+  const std::int64_t n = 9 * selection_tile_items<4>() + 77;
   const std::vector<std::uint32_t> host = random_items<std::uint32_t>(n + 3, seed);
   device_buffer<std::uint32_t> in(host), out(host.size()), want(host.size());
   const keep_in_range<std::uint32_t> pred{0, 1u << 30};
@@ -214,7 +277,7 @@ TEST(CompactTemplates, BytesAndIntFlags) {
   SCANKIT_SEEDED(seed);
   workspace ws;
   const below_byte pred{40};
-  for (const std::int64_t n : compact_sizes(compact_tile_items<1>(), seed, false)) {
+  for (const std::int64_t n : compact_sizes(selection_tile_items<1>(), seed, false)) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const std::vector<std::uint8_t> host = random_items<std::uint8_t>(n, seed + n);
     device_buffer<std::uint8_t> in(host), want(host.size());

@@ -111,7 +111,7 @@ TYPED_TEST(SelectIfRange, MatchesThrustCopyIf) {
   const keep_in_range<T> pred{T(0), T(499999)};
   workspace ws;
   const std::vector<run_config> configs = run_configs(true);
-  for (const std::int64_t n : compact_sizes(compact_tile_items<sizeof(T)>(), seed, true)) {
+  for (const std::int64_t n : compact_sizes(selection_tile_items<sizeof(T)>(), seed, true)) {
     for (const pattern p : all_patterns) {
       if (n > (1 << 20) && p != pattern::random_50 && p != pattern::alternating) continue;
       SCOPED_TRACE("n = " + std::to_string(n) + ", pattern " + to_string(p));
@@ -130,7 +130,7 @@ TYPED_TEST(SelectIfRange, EmptyAndFullRanges) {
   SCANKIT_SEEDED(seed);
   using T = TypeParam;
   workspace ws;
-  const std::int64_t n = 5 * compact_tile_items<sizeof(T)>() + 3;
+  const std::int64_t n = 5 * selection_tile_items<sizeof(T)>() + 3;
   const std::vector<std::uint8_t> keep = keep_pattern(pattern::random_50, n, seed);
   const std::vector<T> values = range_values<T>(keep, seed + 1);
   check_select_if(values, keep_in_range<T>{T(1), T(0)}, 0, ws, run_configs(true));
@@ -149,7 +149,7 @@ TYPED_TEST(SelectIfNotNan, MatchesThrustCopyIf) {
   using T = TypeParam;
   workspace ws;
   const std::vector<run_config> configs = run_configs(true);
-  for (const std::int64_t n : compact_sizes(compact_tile_items<sizeof(T)>(), seed, false)) {
+  for (const std::int64_t n : compact_sizes(selection_tile_items<sizeof(T)>(), seed, false)) {
     for (const pattern p : all_patterns) {
       SCOPED_TRACE("n = " + std::to_string(n) + ", pattern " + to_string(p));
       const std::vector<std::uint8_t> keep = keep_pattern(p, n, seed + static_cast<std::uint64_t>(n));

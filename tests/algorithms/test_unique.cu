@@ -73,7 +73,7 @@ TYPED_TEST(Unique, MatchesThrustUnique) {
   const std::vector<run_config> configs = run_configs(true);
   std::vector<runs> cases(std::begin(all_runs), std::end(all_runs));
   if (std::is_floating_point_v<T>) cases.push_back(runs::signed_zeros_and_nans);
-  for (const std::int64_t n : compact_sizes(compact_tile_items<sizeof(T)>(), seed, true)) {
+  for (const std::int64_t n : compact_sizes(selection_tile_items<sizeof(T)>(), seed, true)) {
     for (const runs r : cases) {
       if (n > (1 << 20) && r != runs::about_4) continue;
       SCOPED_TRACE("n = " + std::to_string(n) + ", " + to_string(r));

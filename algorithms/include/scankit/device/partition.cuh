@@ -52,7 +52,7 @@ template <class Policy = tuned, class T, class Pred>
 void partition_if(const T* in, T* out, std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                   workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::partition_if";
-  using P = compact_detail::select_if_plan<Policy, T, Pred>;
+  using P = compact_detail::partition_plan<Policy, T, Pred>;
   compact_detail::check_partition<P>(function, in, out, n, options);
   device_detail::check_count_target(function, d_count,
                                     {detail::extent("in", in, n, sizeof(T)), detail::extent("out", out, n, sizeof(T))});
@@ -64,7 +64,7 @@ template <class Policy = tuned, class T, class Pred>
 void partition_if(const T* in, T* out_selected, T* out_rejected, std::int64_t* d_count, std::int64_t n, Pred pred,
                   cudaStream_t stream = nullptr, workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::partition_if";
-  using P = compact_detail::select_if_plan<Policy, T, Pred>;
+  using P = compact_detail::partition_plan<Policy, T, Pred>;
   compact_detail::check_partition_copy<P>(function, in, out_selected, out_rejected, n, options);
   device_detail::check_count_target(function, d_count,
                                     {detail::extent("in", in, n, sizeof(T)),
@@ -79,7 +79,7 @@ void partition_if(const T* in, T* out_selected, T* out_rejected, std::int64_t* d
 template <class Policy = tuned, class T, class Pred>
 std::int64_t partition_if_count_host(const T* in, T* out, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                                      workspace* ws = nullptr, const compact_options& options = {}) {
-  compact_detail::check_partition<compact_detail::select_if_plan<Policy, T, Pred>>("scankit::partition_if_count_host",
+  compact_detail::check_partition<compact_detail::partition_plan<Policy, T, Pred>>("scankit::partition_if_count_host",
                                                                                    in, out, n, options);
   return detail::count_to_host(stream, [&](std::int64_t* d_count) {
     partition_if<Policy>(in, out, d_count, n, pred, stream, ws, options);
@@ -90,7 +90,7 @@ template <class Policy = tuned, class T, class Pred>
 std::int64_t partition_if_count_host(const T* in, T* out_selected, T* out_rejected, std::int64_t n, Pred pred,
                                      cudaStream_t stream = nullptr, workspace* ws = nullptr,
                                      const compact_options& options = {}) {
-  compact_detail::check_partition_copy<compact_detail::select_if_plan<Policy, T, Pred>>(
+  compact_detail::check_partition_copy<compact_detail::partition_plan<Policy, T, Pred>>(
       "scankit::partition_if_count_host", in, out_selected, out_rejected, n, options);
   return detail::count_to_host(stream, [&](std::int64_t* d_count) {
     partition_if<Policy>(in, out_selected, out_rejected, d_count, n, pred, stream, ws, options);

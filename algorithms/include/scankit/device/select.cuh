@@ -32,10 +32,23 @@ template <int BlockThreads, int ItemsPerThread, int PrefetchBytesAhead = 4 << 20
 using compact_policy =
     device_detail::compact_policy<BlockThreads, ItemsPerThread, 32, 1024, PrefetchBytesAhead, LookBackWarp>;
 
+// The staged kernel's shape for select_if and unique (compact_staged_kernel.cuh): BlockThreads
+// threads (+ a look-back warp), each owning one 16-byte chunk of each of ChunksPerThread stripes;
+// MinBlocksPerSm for __launch_bounds__. The item size comes from the call.
+template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false,
+          int PrefetchBytesAhead = 4 << 20>
+using staged_compact =
+    device_detail::staged_compact_shape<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackWarp, PrefetchBytesAhead>;
+
 namespace compact_detail {
 
+// select_if and unique: the staged kernel by default (compact_policy.cuh, resolved_selection_policy).
 template <class Policy, class T, class Pred>
-using select_if_plan = device_detail::resolved_compact_policy<Policy, sizeof(T)>;
+using select_if_plan = device_detail::resolved_selection_policy<Policy, sizeof(T)>;
+
+// partition_if: the register kernel (the staged one cannot move rejected items up the tile).
+template <class Policy, class T, class Pred>
+using partition_plan = device_detail::resolved_compact_policy<Policy, sizeof(T)>;
 
 template <class Policy, class T, class S>
 using stencil_plan =  // the stencil tile is buffered in shared memory beside the items
@@ -149,8 +162,17 @@ std::size_t compact_workspace_bytes(std::int64_t n, const compact_options& optio
   // which has the most tiles.
   using P = device_detail::resolved_compact_policy<Policy, widest, extra == 0 ? 1 : 2>;
   if constexpr (extra == 0) {
-    return device_detail::compact_workspace_bytes_for<P, device_detail::predicate_source<T, flag_is_set>>(n, options,
-                                                                                                         true);
+    // `tuned` differs between select_if/unique (staged) and partition_if (register kernel): the
+    // larger of the two. Any other policy serves them all alike.
+    using source = device_detail::predicate_source<T, flag_is_set>;
+    using selection = device_detail::resolved_selection_policy<Policy, widest>;
+    const std::size_t selecting = device_detail::compact_workspace_bytes_for<selection, source>(n, options, true);
+    if constexpr (std::is_same_v<Policy, tuned>) {
+      const std::size_t partitioning = device_detail::compact_workspace_bytes_for<P, source>(n, options, true);
+      return selecting > partitioning ? selecting : partitioning;
+    } else {
+      return selecting;
+    }
   } else {
     return device_detail::compact_workspace_bytes_for<P, device_detail::unique_source<T, equal_to, Extra>>(n, options,
                                                                                                           true);

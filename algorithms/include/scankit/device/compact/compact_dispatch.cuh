@@ -1,6 +1,7 @@
 // Device layer (compaction): host-side checks, workspace planning and launches.
 //
-//   single_pass  one launch of compact_tiles_kernel (one tile: no workspace, no look-back)
+//   single_pass  one launch of compact_staged_kernel (staged policies: select_if, unique) or of
+//                compact_tiles_kernel (one tile: no workspace, no look-back)
 //   three_step   flags kernel; exclusive sum of the flags by the scan engine (the precompiled
 //                scankit::exclusive_scan on uint32, or uint64 from n = 2^32); scatter kernel
 // n == 0 launches nothing: d_count is set to 0 with cudaMemsetAsync.
@@ -19,6 +20,7 @@
 #include "scankit/detail/check_arguments.hpp"
 #include "scankit/detail/compact_arguments.hpp"
 #include "scankit/device/compact/compact_policy.cuh"
+#include "scankit/device/compact/compact_staged_kernel.cuh"
 #include "scankit/device/compact/compact_tiles_kernel.cuh"
 #include "scankit/device/compact/three_step_kernels.cuh"
 #include "scankit/error.hpp"
@@ -151,9 +153,15 @@ void run_compaction(const Source& source, const Sink& sink, long long n, std::in
     args.ticket = view.ticket;
     args.state = make_tile_state<unsigned long long>(view.state_slots, view.scratch, tile_count, view.epoch);
   }
-  compact_tiles_kernel<Policy, Source, Sink>
-      <<<static_cast<unsigned>(tiles), compact_launch_threads<Policy>, 0, stream>>>(args);
-  check_compact_launch(tiles > 1 ? "compact_tiles_kernel (single pass)" : "compact_tiles_kernel (one tile)");
+  if constexpr (is_staged_compact_policy<Policy>) {
+    compact_staged_kernel<Policy, Source, Sink>
+        <<<static_cast<unsigned>(tiles), compact_launch_threads<Policy>, 0, stream>>>(args);
+    check_compact_launch(tiles > 1 ? "compact_staged_kernel (single pass)" : "compact_staged_kernel (one tile)");
+  } else {
+    compact_tiles_kernel<Policy, Source, Sink>
+        <<<static_cast<unsigned>(tiles), compact_launch_threads<Policy>, 0, stream>>>(args);
+    check_compact_launch(tiles > 1 ? "compact_tiles_kernel (single pass)" : "compact_tiles_kernel (one tile)");
+  }
   temporary.release();  // if it was used: stream-ordered after the launch (the destructor would wait)
 }
 

@@ -49,6 +49,46 @@ constexpr bool look_back_warp_of<Policy, std::void_t<decltype(Policy::look_back_
 template <class Policy>
 constexpr int compact_launch_threads = Policy::block_threads + (look_back_warp_of<Policy> ? 32 : 0);
 
+// The staged kernel (compact_staged_kernel.cuh) of select_if and unique, for items of ItemBytes
+// bytes: the tile is ChunksPerThread stripes of BlockThreads 16-byte chunks, staged in shared
+// memory by one bulk copy; MinBlocksPerSm goes to __launch_bounds__ (it caps registers).
+// items_per_thread (the tile's items per thread) serves the sinks' coalesced stores.
+template <int BlockThreads, int ChunksPerThread, int ItemBytes, int MinBlocksPerSm = 1,
+          int PrefetchBytesAhead = 4 << 20, bool LookBackWarp = false, unsigned BackoffFirstNs = 32,
+          unsigned BackoffMaxNs = 1024>
+struct staged_compact_policy {
+  static_assert(ItemBytes >= 1 && ItemBytes <= 16 && 16 % ItemBytes == 0,
+                "the staged kernel needs an item size that divides 16 bytes");
+  static_assert(BlockThreads >= 32 && BlockThreads % 32 == 0 && BlockThreads + (LookBackWarp ? 32 : 0) <= 1024,
+                "the block must be whole warps, at most 1024 threads");
+  static_assert(ChunksPerThread >= 1 && ChunksPerThread <= 16, "chunks per thread must be in 1..16");
+  static constexpr int block_threads = BlockThreads;
+  static constexpr int chunks_per_thread = ChunksPerThread;
+  static constexpr int items_per_chunk = 16 / ItemBytes;
+  static constexpr int items_per_thread = ChunksPerThread * items_per_chunk;
+  static constexpr int tile_items = BlockThreads * items_per_thread;
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm;
+  static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
+  static constexpr int prefetch_bytes_ahead = PrefetchBytesAhead;
+  static constexpr bool look_back_warp = LookBackWarp;
+  static constexpr bool staged = true;
+};
+
+template <class Policy, class = void>
+constexpr bool is_staged_compact_policy = false;
+template <class Policy>
+constexpr bool is_staged_compact_policy<Policy, std::void_t<decltype(Policy::staged)>> = Policy::staged;
+
+// The public form (scankit::device::staged_compact): the shape without the item size, which the
+// call supplies (staged_compact_for).
+template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false,
+          int PrefetchBytesAhead = 4 << 20>
+struct staged_compact_shape {
+  template <std::size_t ItemBytes>
+  using policy = staged_compact_policy<BlockThreads, ChunksPerThread, static_cast<int>(ItemBytes), MinBlocksPerSm,
+                                       PrefetchBytesAhead, LookBackWarp>;
+};
+
 // Tuned for the H200 (sm_90) by bench/tune_compact.cu (bench/results/): 256 threads and tiles of
 // 32 KiB of the widest array the pass reads per item (the items, a stencil, or the keys/values of
 // unique_by_key), so the scatter buffer in shared memory is 32 KiB too; passes that buffer two
@@ -73,5 +113,29 @@ template <class Policy, std::size_t WidestBytes, int BufferedArrays = 1>
 using resolved_compact_policy =
     std::conditional_t<std::is_same_v<Policy, scankit::device::tuned>, tuned_compact_policy<WidestBytes, BufferedArrays>,
                        Policy>;
+
+// select_if and unique (items only): `tuned` takes the staged kernel for item sizes that divide
+// 16 bytes (TUNING BELOW IS PROVISIONAL), the register kernel otherwise; a staged_compact_shape
+// gets the item size; any other policy stays as it is.
+template <std::size_t ItemBytes>
+constexpr bool compact_stageable = ItemBytes <= 16 && 16 % ItemBytes == 0;
+
+template <std::size_t ItemBytes>
+using tuned_staged_compact_policy = staged_compact_policy<256, 8, static_cast<int>(ItemBytes), 1>;
+
+template <class Policy, std::size_t ItemBytes, class = void>
+struct selection_policy_of {
+  using type = resolved_compact_policy<Policy, ItemBytes>;
+};
+template <std::size_t ItemBytes>
+struct selection_policy_of<scankit::device::tuned, ItemBytes, std::enable_if_t<compact_stageable<ItemBytes>>> {
+  using type = tuned_staged_compact_policy<ItemBytes>;
+};
+template <class Policy, std::size_t ItemBytes>
+struct selection_policy_of<Policy, ItemBytes, std::void_t<typename Policy::template policy<ItemBytes>>> {
+  using type = typename Policy::template policy<ItemBytes>;
+};
+template <class Policy, std::size_t ItemBytes>
+using resolved_selection_policy = typename selection_policy_of<Policy, ItemBytes>::type;
 
 }  // namespace scankit::device_detail

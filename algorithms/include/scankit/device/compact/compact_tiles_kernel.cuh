@@ -139,15 +139,7 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
   }
   if constexpr (look_back_warp) {
     if (threadIdx.x >= B) {
-      if (args.tiles > 1) {
-        if (tile > 0) {
-          const auto prefix = offsets::look_back_exclusive(args.state, tile, Policy::backoff, args.fence);
-          if (lane_id() == 0) s.offsets.tile_prefix = prefix;
-        } else if (lane_id() == 0) {
-          s.offsets.tile_prefix = 0;
-        }
-        hand_over::sync();
-      }
+      if (args.tiles > 1) offsets::template look_back_warp<hand_over>(args.state, tile, Policy::backoff, args.fence, s.offsets);
       return;
     }
   }
@@ -193,22 +185,8 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
   }
 
   // 5. The tile's offset.
-  unsigned long long prefix = 0;
-  if constexpr (look_back_warp) {
-    if (args.tiles > 1) {
-      hand_over::sync();  // also orders the gather before the stores below
-      prefix = s.offsets.tile_prefix;
-      if (tile > 0 && threadIdx.x == 0) {
-        offsets::publish_prefix(args.state, tile, prefix, counts.tile_count, args.fence);
-      }
-    } else {
-      workers_barrier::sync();
-    }
-  } else {
-    offsets::look_back(args.state, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
-    __syncthreads();
-    prefix = s.offsets.tile_prefix;
-  }
+  const unsigned long long prefix = offsets::template tile_offset<look_back_warp, hand_over>(
+      args.state, args.tiles, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
 
   // 6. Store the tile's run(s) and, from the last tile, the count.
   args.sink.template store<Policy>(item_buffer, prefix, counts.tile_count, base, valid, args.n);

@@ -64,6 +64,19 @@ struct predicate_source {
     return mask & valid_item_mask<K>(static_cast<int>(threadIdx.x) * K, valid);
   }
 
+  // The staged kernel (compact_staged_kernel.cuh): bits of one chunk's P items, items[p] being
+  // item index + p of the tile (whose items `tile` holds in shared memory).
+  template <int P>
+  __device__ __forceinline__ std::uint32_t chunk_flags(const T (&items)[P], const T*, int index, long long,
+                                                       int valid) const {
+    std::uint32_t bits = 0;
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      if (pred(items[p])) bits |= 1u << p;
+    }
+    return bits & valid_item_mask<P>(index, valid);
+  }
+
   __device__ __forceinline__ bool flag_at(long long i) const { return pred(in[i]); }
 
   // One thread: L2 prefetch of everything the tile of `count` items at `base` reads.
@@ -162,6 +175,26 @@ struct unique_source {
       if (!eq(items[k - 1], items[k])) mask |= 1u << k;
     }
     return mask & valid_item_mask<K>(first, valid);
+  }
+
+  // The staged kernel: as predicate_source::chunk_flags. The item before the chunk is in the
+  // shared tile, or, for the tile's first chunk, the last item of the tile before (global memory;
+  // in place it may have been overwritten, but only by the same value: compact_tiles_kernel.cuh).
+  template <int P>
+  __device__ __forceinline__ std::uint32_t chunk_flags(const T (&items)[P], const T* tile, int index, long long base,
+                                                       int valid) const {
+    bool starts_run = true;
+    if (index > 0) {
+      starts_run = !eq(tile[index - 1], items[0]);
+    } else if (base > 0) {
+      starts_run = !eq(in[base - 1], items[0]);
+    }
+    std::uint32_t bits = starts_run ? 1u : 0u;
+#pragma unroll
+    for (int p = 1; p < P; ++p) {
+      if (!eq(items[p - 1], items[p])) bits |= 1u << p;
+    }
+    return bits & valid_item_mask<P>(index, valid);
   }
 
   __device__ __forceinline__ bool flag_at(long long i) const { return i == 0 || !eq(in[i - 1], in[i]); }

@@ -31,6 +31,7 @@
 #include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/tile/look_back.cuh"
 #include "scankit/device/tile/tile_state.cuh"
+#include "scankit/device/util/shuffle.cuh"
 #include "scankit/operators.hpp"
 
 namespace scankit::device_detail {
@@ -106,6 +107,42 @@ struct tile_selection_offsets {
         publish_prefix(state, tile, prefix, tile_count, false);  // fenced by the look-back above
         s.tile_prefix = prefix;
       }
+    }
+  }
+
+  // The look-back warp's part (launches of more than one tile; compact_tiles_kernel.cuh and
+  // compact_staged_kernel.cuh): the tile's exclusive prefix into s.tile_prefix, then the
+  // hand-over barrier, where the workers meet it once they have gathered the tile.
+  template <class HandOver, class V, tile_state_layout Layout>
+  static __device__ __forceinline__ void look_back_warp(const tile_state<V, Layout>& state, long long tile,
+                                                        look_back_backoff backoff, bool fence, storage& s) {
+    const V prefix = tile > 0 ? look_back_exclusive(state, tile, backoff, fence) : V{0};
+    if (lane_id() == 0) s.tile_prefix = prefix;
+    HandOver::sync();
+  }
+
+  // The workers' part, once the tile is gathered in shared memory: the tile's offset in the
+  // output. Every worker calls it; it ends with a barrier, so the gather is complete for all.
+  // LookBackWarp: the prefix comes from look_back_warp() over the hand-over barrier, and thread 0
+  // publishes the inclusive prefix; otherwise warp 0 runs the whole look-back (look_back()).
+  template <bool LookBackWarp, class HandOver, class V, tile_state_layout Layout>
+  static __device__ __forceinline__ unsigned long long tile_offset(const tile_state<V, Layout>& state,
+                                                                   long long tiles, long long tile, int tile_count,
+                                                                   look_back_backoff backoff, bool fence,
+                                                                   storage& s) {
+    if constexpr (LookBackWarp) {
+      if (tiles == 1) {
+        Barrier::sync();
+        return 0;
+      }
+      HandOver::sync();
+      const unsigned long long prefix = s.tile_prefix;
+      if (tile > 0 && threadIdx.x == 0) publish_prefix(state, tile, static_cast<V>(prefix), tile_count, fence);
+      return prefix;
+    } else {
+      look_back(state, tile, tile_count, backoff, fence, s);
+      Barrier::sync();
+      return s.tile_prefix;
     }
   }
 };

@@ -7,7 +7,8 @@
 //
 // Only full tiles of a 16-byte-aligned input use the bulk copy; the partial last tile is copied
 // item by item by all threads (items past the end get a copy of the tile's first item: they only
-// feed results that are never stored).
+// feed results that are never stored). A caller whose input may be misaligned passes bulk = false
+// to issue() and complete(): every tile then takes the item-by-item path.
 //
 // Memory order: the bulk copy writes shared memory through the async proxy and signals the
 // mbarrier with complete_tx; mbarrier.try_wait.parity has acquire semantics at CTA scope, so a
@@ -44,12 +45,13 @@ struct tile_stage {
     return n - tile * TileItems >= TileItems;
   }
 
-  // One thread: starts copying tile `tile` if it is full. `in` must be 16-byte aligned.
-  static __device__ __forceinline__ void issue(storage& s, const T* in, long long n, long long tile) {
+  // One thread: starts copying tile `tile` if it is full. With bulk, `in` must be 16-byte aligned.
+  static __device__ __forceinline__ void issue(storage& s, const T* in, long long n, long long tile,
+                                               bool bulk = true) {
     namespace ptx = cuda::ptx;
     ptx::mbarrier_init(&s.loaded, 1);
     ptx::fence_proxy_async(ptx::space_shared);
-    if (full(n, tile)) {
+    if (bulk && full(n, tile)) {
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &s.loaded,
                                      static_cast<std::uint32_t>(bytes));
       ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, s.chunks, in + tile * TileItems,
@@ -63,16 +65,18 @@ struct tile_stage {
   }
 
   // All threads, after a barrier that follows issue(): returns once the tile is in shared memory.
-  static __device__ __forceinline__ void complete(storage& s, const T* in, long long n, long long tile) {
+  // `bulk` as given to issue().
+  static __device__ __forceinline__ void complete(storage& s, const T* in, long long n, long long tile,
+                                                  bool bulk = true) {
     const long long base = tile * TileItems;
     const long long remaining = n - base;
-    if (remaining >= TileItems) {
+    if (bulk && remaining >= TileItems) {
       while (!cuda::ptx::mbarrier_try_wait_parity(&s.loaded, 0u)) {
       }
       return;
     }
     T* staged = reinterpret_cast<T*>(s.chunks);
-    const int valid = static_cast<int>(remaining);
+    const int valid = remaining < TileItems ? static_cast<int>(remaining) : TileItems;
     for (int i = static_cast<int>(threadIdx.x); i < TileItems; i += BlockThreads) {
       staged[i] = in[base + (i < valid ? i : 0)];
     }
