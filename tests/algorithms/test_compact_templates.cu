@@ -248,6 +248,55 @@ TEST(CompactTemplates, StagedShapes) {
   check_staged_shape<std::uint64_t, staged_compact<128, 8, 4>>(seed);
 }
 
+// The tuned (staged) select_if and unique on the item sizes the typed suites do not cover:
+// 1, 2 and 16 bytes. Keys repeat (values % 5), so unique has runs to drop.
+template <class T, class Pred>
+void check_tuned_selection(std::uint64_t seed, Pred pred) {
+  SCOPED_TRACE(std::to_string(sizeof(T)) + "-byte items");
+  workspace ws;
+  for (const std::int64_t n : compact_sizes(selection_tile_items<sizeof(T)>(), seed, false)) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::vector<T> host = random_items<T>(n, seed + n);
+    std::mt19937_64 rng(seed ^ static_cast<std::uint64_t>(n));
+    for (std::size_t i = 1; i < host.size(); ++i) {
+      if (rng() % 3 == 0) host[i] = host[i - 1];  // runs for unique
+    }
+    device_buffer<T> in(host), want(host.size());
+    const std::int64_t c = thrust::copy_if(thrust::device, in.data(), in.data() + n, want.data(), pred) - want.data();
+    expect_matches<T>(
+        first_items(want, c), n,
+        [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
+          if (in_place) out.upload(host);
+          scankit::device::select_if(in_place ? out.data() : in.data(), out.data(), d_count, n, pred, nullptr, w, o);
+        },
+        run_configs(true), ws);
+    if (::testing::Test::HasFatalFailure()) return;
+    const std::int64_t u = thrust::unique_copy(thrust::device, in.data(), in.data() + n, want.data()) - want.data();
+    expect_matches<T>(
+        first_items(want, u), n,
+        [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
+          if (in_place) out.upload(host);
+          scankit::device::unique(in_place ? out.data() : in.data(), out.data(), d_count, n, nullptr, w, o);
+        },
+        run_configs(true), ws);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+struct low_half_small {
+  __host__ __device__ bool operator()(const item16& x) const { return x.lo % 4 != 0; }
+};
+
+TEST(CompactTemplates, TunedSelectionOnOtherItemSizes) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  check_tuned_selection<std::uint8_t>(seed, below_byte{100});
+  if (HasFatalFailure()) return;
+  check_tuned_selection<std::uint16_t>(seed, keep_in_range<std::uint16_t>{0, 30000});
+  if (HasFatalFailure()) return;
+  check_tuned_selection<item16>(seed, low_half_small{});
+}
+
 // Pointers that are not 16-byte aligned take the per-item path.
 TEST(CompactTemplates, UnalignedPointers) {
   SCANKIT_REQUIRE_GPU();

@@ -115,13 +115,28 @@ using resolved_compact_policy =
                        Policy>;
 
 // select_if and unique (items only): `tuned` takes the staged kernel for item sizes that divide
-// 16 bytes (TUNING BELOW IS PROVISIONAL), the register kernel otherwise; a staged_compact_shape
-// gets the item size; any other policy stays as it is.
+// 16 bytes, the register kernel otherwise; a staged_compact_shape gets the item size; any other
+// policy stays as it is.
 template <std::size_t ItemBytes>
 constexpr bool compact_stageable = ItemBytes <= 16 && 16 % ItemBytes == 0;
 
+// Tuned on the H200 by bench/tune_compact.cu at 2^28 (bench/results/...-tune_compact): 256
+// threads x 8 chunks (32 KiB tiles) with registers capped for 6 blocks per SM. select_if u32 50%:
+// 0.460 ms against 0.466 uncapped (5 blocks per SM: registers and the shared-memory carveout),
+// 1% 0.343 against 0.351, u64 50% 0.890 against 0.905. The look-back warp measured slower here
+// (u32 50% 0.479 ms at 6 blocks per SM, 0.463 at 5), as did 512 x 4 (0.486) and 16 KiB tiles (0.503).
 template <std::size_t ItemBytes>
-using tuned_staged_compact_policy = staged_compact_policy<256, 8, static_cast<int>(ItemBytes), 1>;
+struct staged_compact_tuning {
+  static constexpr int block_threads = 256;
+  static constexpr int chunks_per_thread = 8;
+  static constexpr int min_blocks_per_sm = 6;
+};
+
+template <std::size_t ItemBytes>
+using tuned_staged_compact_policy =
+    staged_compact_policy<staged_compact_tuning<ItemBytes>::block_threads,
+                          staged_compact_tuning<ItemBytes>::chunks_per_thread, static_cast<int>(ItemBytes),
+                          staged_compact_tuning<ItemBytes>::min_blocks_per_sm>;
 
 template <class Policy, std::size_t ItemBytes, class = void>
 struct selection_policy_of {
