@@ -123,13 +123,17 @@ constexpr bool compact_stageable = ItemBytes <= 16 && 16 % ItemBytes == 0;
 // Tuned on the H200 by bench/tune_compact.cu at 2^28 (bench/results/...-tune_compact): 256
 // threads x 8 chunks (32 KiB tiles) with registers capped for 6 blocks per SM. select_if u32 50%:
 // 0.460 ms against 0.466 uncapped (5 blocks per SM: registers and the shared-memory carveout),
-// 1% 0.343 against 0.351, u64 50% 0.890 against 0.905. The look-back warp measured slower here
-// (u32 50% 0.479 ms at 6 blocks per SM, 0.463 at 5), as did 512 x 4 (0.486) and 16 KiB tiles (0.503).
+// 1% 0.343 against 0.351, u64 50% 0.890 against 0.905 (commit 38e6a02). 512 x 4 (0.486 ms) and
+// 16 KiB tiles (0.503) were slower. The look-back warp gained on some workloads and lost on others
+// (b2b1f22, 224 + 32 threads: u32 99% 0.553 against 0.565 ms, u64 0.871 against 0.882, 1% 0.354
+// against 0.344, 50% 0.452 against 0.454): not taken.
+// 1-byte items: 5 blocks per SM (select_if u8 50%: 0.234 ms against 0.241 at 6, where unique
+// spills 8 bytes).
 template <std::size_t ItemBytes>
 struct staged_compact_tuning {
   static constexpr int block_threads = 256;
   static constexpr int chunks_per_thread = 8;
-  static constexpr int min_blocks_per_sm = 6;
+  static constexpr int min_blocks_per_sm = ItemBytes == 1 ? 5 : 6;
 };
 
 template <std::size_t ItemBytes>

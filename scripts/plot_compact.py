@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Render bench_compact results (Google Benchmark JSON) into a PNG plot for docs/.
+
+    scripts/plot_compact.py bench/results/h200-<date>-<commit>-bench_compact.json [--out docs/img]
+
+Reads the medians over repetitions (the `_median` aggregates; a run without repetitions uses the
+median of its entries) and the counters that bench_compact attaches: frac_copy, vs_cub (and ms, GBps).
+Rows are named <op>/<type>/<pattern>/<row>/...: the workload is the first three fields, the row the
+fourth. Writes, into --out (default docs/img of the repository):
+
+    compact_2p28.png    per workload at n = 2^28, two panels: fraction of copy bandwidth (CUB,
+                        scankit single pass, register kernel where measured) and speed-up over CUB
+                        (scankit single pass, three-step, register kernel where measured)
+
+Needs matplotlib (Debian: apt-get install python3-matplotlib).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("plot_compact: needs matplotlib (Debian: apt-get install python3-matplotlib; or pip install matplotlib)")
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+COUNTERS = ["ms", "GBps", "frac_copy", "vs_cub"]
+REGISTER = "scankit_tile_register_256x32"
+# (panel counter, [(row, label, color)]) for the left and right panels.
+PANELS = [("frac_copy", [("cub", "CUB", "tab:gray"), ("scankit_single_pass", "scankit single pass", "tab:red"),
+                         (REGISTER, "scankit register kernel 256x32", "tab:blue")]),
+          ("vs_cub", [("scankit_single_pass", "scankit single pass", "tab:red"),
+                      ("scankit_three_step", "scankit three-step", "tab:olive"),
+                      (REGISTER, "scankit register kernel 256x32", "tab:blue")])]
+
+
+def load_rows(path):
+    """Returns (context, workloads in file order, rows): rows maps (workload, row) to its counters."""
+    with open(path) as f:
+        data = json.load(f)
+    entries = [e for e in data.get("benchmarks", []) if not e.get("error_occurred")]
+    medians = {e["run_name"]: e for e in entries
+               if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median"}
+    groups = defaultdict(list)  # run_name -> entries, in file order
+    for e in entries:
+        if e["run_name"] in medians:
+            groups[e["run_name"]] = [medians[e["run_name"]]]
+        elif e.get("run_type", "iteration") == "iteration":
+            groups[e["run_name"]].append(e)
+    workloads, rows = [], {}
+    for run_name, group in groups.items():
+        parts = run_name.split("/")
+        if len(parts) < 4:
+            continue
+        workload, row = "/".join(parts[:3]), parts[3]
+        if workload not in workloads:
+            workloads.append(workload)
+        rows[(workload, row)] = {c: statistics.median(e[c] for e in group if c in e)
+                                 for c in COUNTERS if any(c in e for e in group)}
+    return data.get("context", {}), workloads, rows
+
+
+def cuda_version(v):
+    try:
+        v = int(v)
+        return f"{v // 1000}.{v % 1000 // 10}"
+    except (TypeError, ValueError):
+        return "?"
+
+
+def subtitle(context):
+    gpu = context.get("gpu", "unknown GPU")
+    commit = context.get("scankit_commit", "unknown commit")
+    date = str(context.get("date", ""))[:10]
+    cuda = (f"CUDA runtime {cuda_version(context.get('cuda_runtime_version'))}, "
+            f"driver {cuda_version(context.get('cuda_driver_version'))}")
+    return f"{gpu}, scankit {commit}, {cuda}, {date}".strip(", ")
+
+
+def plot_compact(context, workloads, rows, out):
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+    for ax, (counter, series) in zip(axes, PANELS):
+        for j, w in enumerate(workloads):  # each workload's bars centred on its tick
+            here = [s for s in series if counter in rows.get((w, s[0]), {})]
+            for i, (row, label, color) in enumerate(here):
+                y = rows[(w, row)][counter]
+                x = j + (i - (len(here) - 1) / 2) * 0.27
+                ax.bar(x, y, 0.27, color=color, label=label if label not in ax.get_legend_handles_labels()[1] else None)
+                if row == "scankit_single_pass":
+                    ax.text(x, y + 0.01, f"{y:.2f}", ha="center", va="bottom", fontsize=7)
+        ax.axhline(1.0, color="k", linestyle="--", linewidth=1, label="copy" if counter == "frac_copy" else "CUB")
+        if counter == "frac_copy":
+            ax.axhline(0.9, color="tab:green", linestyle=":", linewidth=1.5, label="issue-5 target (select 50%)")
+            ax.set_title("fraction of copy bandwidth", fontsize=10)
+            ax.set_ylabel("fraction of copy bandwidth (copy GB/s of the same bytes)")
+            ax.set_ylim(0, 1.3)
+        else:
+            ax.axhline(1.3, color="tab:green", linestyle=":", linewidth=1.5, label="target 1.3x")
+            ax.set_title("speed-up over CUB (CUB time / time)", fontsize=10)
+            ax.set_ylabel("CUB time / time (> 1: faster than CUB)")
+            ax.set_ylim(0, 2.0)
+        ax.set_xticks(range(len(workloads)))
+        ax.set_xticklabels(workloads, rotation=30, ha="right", fontsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper center", ncol=3)
+    fig.suptitle("Stream compaction at n = 2^28 (medians over repetitions)\n" + subtitle(context), fontsize=11)
+    return save(fig, out, "compact_2p28.png")
+
+
+def save(fig, out, name):
+    path = os.path.join(out, name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def main(argv):
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("json", help="bench_compact JSON (--benchmark_out_format=json)")
+    parser.add_argument("--out", default=os.path.join(repo, "docs", "img"), help="folder for the PNG file")
+    args = parser.parse_args(argv)
+
+    context, workloads, rows = load_rows(args.json)
+    if not any("frac_copy" in r or "vs_cub" in r for r in rows.values()):
+        print(f"plot_compact: no usable rows in {args.json}", file=sys.stderr)
+        return 1
+    os.makedirs(args.out, exist_ok=True)
+    print(f"plot_compact: wrote {plot_compact(context, workloads, rows, args.out)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
