@@ -80,7 +80,7 @@ template <class Policy>
 constexpr bool is_staged_compact_policy<Policy, std::void_t<decltype(Policy::staged)>> = Policy::staged;
 
 // The public form (scankit::device::staged_compact): the shape without the item size, which the
-// call supplies (staged_compact_for).
+// call supplies (resolved_selection_policy, below).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false,
           int PrefetchBytesAhead = 4 << 20>
 struct staged_compact_shape {

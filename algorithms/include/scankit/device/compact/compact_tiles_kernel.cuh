@@ -6,8 +6,8 @@
 //   3. block scan of the per-thread counts -> offset in the tile and the tile's count; thread 0
 //      publishes the count at once (tile_selection_offsets: the engine's tile_state);
 //   4. every thread compacts its items into shared memory, in output order (tile_scatter);
-//   5. warp 0 looks back (the engine's decoupled_look_back) for the tile's offset and publishes
-//      its inclusive prefix; a block barrier hands the offset to everyone;
+//   5. warp 0 (or the look-back warp, below) looks back (the engine's decoupled_look_back) for the
+//      tile's offset and publishes its inclusive prefix; a block barrier hands the offset to everyone;
 //   6. coalesced stores of the tile's run; the last tile writes the total count to d_count.
 // Step 4 sits between publishing and the look-back so that the shared-memory work overlaps the
 // look-back's latency; the items are out of registers by then. A launch with one tile draws no
@@ -63,8 +63,8 @@ struct compact_tiles_args {
 // The barrier of the threads that work on the tile: the whole block, or a named barrier that
 // leaves the look-back warp out.
 template <class Policy>
-using compact_workers_barrier = std::conditional_t<look_back_warp_of<Policy>, named_block_barrier<Policy::block_threads>,
-                                                   whole_block_barrier>;
+using compact_workers_barrier =
+    std::conditional_t<look_back_warp_of<Policy>, named_block_barrier<Policy::block_threads>, whole_block_barrier>;
 
 // Shared memory of one tile: the item area serves first the tile_io transpose, then the
 // compacted tile; the value area likewise for unique_by_key.
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
   using V = typename Source::value_type;
   using storage_t = compact_tile_storage<Policy, Source>;
   using workers_barrier = compact_workers_barrier<Policy>;
-  using hand_over = divergent_block_barrier<B + 32, 2>;
+  using hand_over = divergent_block_barrier<compact_launch_threads<Policy>, 2>;  // with a look-back warp
   using offsets = tile_selection_offsets<B, workers_barrier>;
   using item_io = tile_io<T, K, B>;
   static_assert(sizeof(storage_t) <= 48 * 1024,
@@ -139,7 +139,9 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
   }
   if constexpr (look_back_warp) {
     if (threadIdx.x >= B) {
-      if (args.tiles > 1) offsets::template look_back_warp<hand_over>(args.state, tile, Policy::backoff, args.fence, s.offsets);
+      if (args.tiles > 1) {
+        offsets::template look_back_warp<hand_over>(args.state, tile, Policy::backoff, args.fence, s.offsets);
+      }
       return;
     }
   }
