@@ -21,10 +21,8 @@ Needs matplotlib (Debian: apt-get install python3-matplotlib).
 """
 
 import argparse
-import json
 import math
 import os
-import statistics
 import sys
 from collections import defaultdict
 
@@ -35,6 +33,8 @@ except ImportError:
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+from bench_json import load_medians  # noqa: E402  (scripts/bench_json.py)
 
 STRATEGIES = ["three_launch", "reduce_then_scan", "chained", "decoupled_look_back"]
 ALGORITHMS = ["kogge_stone_double_buffer", "kogge_stone_read_sync_write", "brent_kung", "warp_of_warps"]
@@ -61,45 +61,16 @@ def parse_name(run_name):
     return None
 
 
-def time_in_ms(entry):
-    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}.get(entry.get("time_unit", "ns"), 1e-6)
-    return entry["real_time"] * scale
-
-
 def load_rows(path):
     """Returns (context, rows): rows maps a row key (kind, strategy, algorithm, k, type, n) to its counters."""
-    with open(path) as f:
-        data = json.load(f)
-    context = data.get("context", {})
-    entries = [e for e in data.get("benchmarks", []) if not e.get("error_occurred")]
-    medians = {e["run_name"]: e for e in entries
-               if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median"}
-    singles = defaultdict(list)
-    for e in entries:
-        if e.get("run_type", "iteration") == "iteration" and e["run_name"] not in medians:
-            singles[e["run_name"]].append(e)
-
+    context, runs = load_medians(path, COUNTERS)
     rows = {}
-
-    def add(run_name, values):
+    for run_name, values in runs.items():
         fields = parse_name(run_name)
         if fields is None:
-            return
+            continue
         key = (fields["kind"], fields["strategy"], fields["algorithm"], fields["k"], fields["type"], fields["n"])
         rows[key] = dict(fields, **values)
-
-    for run_name, e in medians.items():
-        values = {c: e[c] for c in COUNTERS if c in e}
-        values.setdefault("ms", time_in_ms(e))
-        add(run_name, values)
-    for run_name, group in singles.items():
-        values = {}
-        for c in COUNTERS:
-            got = [e[c] for e in group if c in e]
-            if got:
-                values[c] = statistics.median(got)
-        values.setdefault("ms", statistics.median(time_in_ms(e) for e in group))
-        add(run_name, values)
 
     # GB/s from the time when the counter is absent (2 * n * sizeof(T) bytes).
     sizes = {"int8": 1, "int16": 2, "int32": 4, "int64": 8, "float": 4, "double": 8}

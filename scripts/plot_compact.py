@@ -16,11 +16,8 @@ Needs matplotlib (Debian: apt-get install python3-matplotlib).
 """
 
 import argparse
-import json
 import os
-import statistics
 import sys
-from collections import defaultdict
 
 try:
     import matplotlib
@@ -29,6 +26,8 @@ except ImportError:
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+from bench_json import load_medians  # noqa: E402  (scripts/bench_json.py)
 
 COUNTERS = ["ms", "GBps", "frac_copy", "vs_cub"]
 REGISTER = "scankit_tile_register_256x32"
@@ -42,28 +41,17 @@ PANELS = [("frac_copy", [("cub", "CUB", "tab:gray"), ("scankit_single_pass", "sc
 
 def load_rows(path):
     """Returns (context, workloads in file order, rows): rows maps (workload, row) to its counters."""
-    with open(path) as f:
-        data = json.load(f)
-    entries = [e for e in data.get("benchmarks", []) if not e.get("error_occurred")]
-    medians = {e["run_name"]: e for e in entries
-               if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median"}
-    groups = defaultdict(list)  # run_name -> entries, in file order
-    for e in entries:
-        if e["run_name"] in medians:
-            groups[e["run_name"]] = [medians[e["run_name"]]]
-        elif e.get("run_type", "iteration") == "iteration":
-            groups[e["run_name"]].append(e)
+    context, runs = load_medians(path, COUNTERS)
     workloads, rows = [], {}
-    for run_name, group in groups.items():
+    for run_name, values in runs.items():
         parts = run_name.split("/")
         if len(parts) < 4:
             continue
         workload, row = "/".join(parts[:3]), parts[3]
         if workload not in workloads:
             workloads.append(workload)
-        rows[(workload, row)] = {c: statistics.median(e[c] for e in group if c in e)
-                                 for c in COUNTERS if any(c in e for e in group)}
-    return data.get("context", {}), workloads, rows
+        rows[(workload, row)] = values
+    return context, workloads, rows
 
 
 def cuda_version(v):

@@ -95,6 +95,39 @@ std::vector<T> first_items(const device_buffer<T>& buffer, std::int64_t count) {
   return all;
 }
 
+// select_if<Policy> on `host` (`in` holds a device copy) against thrust::copy_if, on every
+// configuration (in place included).
+template <class Policy = scankit::device::tuned, class T, class Pred>
+void expect_select_if_matches(const std::vector<T>& host, const device_buffer<T>& in, Pred pred, workspace& ws) {
+  const auto n = static_cast<std::int64_t>(host.size());
+  device_buffer<T> want(host.size());
+  const std::int64_t c = thrust::copy_if(thrust::device, in.data(), in.data() + n, want.data(), pred) - want.data();
+  expect_matches<T>(
+      first_items(want, c), n,
+      [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
+        if (in_place) out.upload(host);
+        scankit::device::select_if<Policy>(in_place ? out.data() : in.data(), out.data(), d_count, n, pred, nullptr, w,
+                                           o);
+      },
+      run_configs(true), ws);
+}
+
+// unique<Policy> with equality `eq` against thrust::unique_copy, likewise.
+template <class Policy = scankit::device::tuned, class T, class Eq = equal_to>
+void expect_unique_matches(const std::vector<T>& host, const device_buffer<T>& in, workspace& ws, Eq eq = {}) {
+  const auto n = static_cast<std::int64_t>(host.size());
+  device_buffer<T> want(host.size());
+  const std::int64_t u =
+      thrust::unique_copy(thrust::device, in.data(), in.data() + n, want.data(), eq) - want.data();
+  expect_matches<T>(
+      first_items(want, u), n,
+      [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
+        if (in_place) out.upload(host);
+        scankit::device::unique<Policy>(in_place ? out.data() : in.data(), out.data(), d_count, n, eq, nullptr, w, o);
+      },
+      run_configs(true), ws);
+}
+
 TEST(CompactTemplates, LambdaPredicateOnInt) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
@@ -113,15 +146,8 @@ TEST(CompactTemplates, TwelveByteItems) {
     std::uniform_real_distribution<float> d(-1.0f, 1.0f);
     std::vector<point3> host(static_cast<std::size_t>(n));
     for (auto& p : host) p = {d(rng), d(rng), d(rng)};
-    device_buffer<point3> in(host), want(host.size());
-    const std::int64_t c = thrust::copy_if(thrust::device, in.data(), in.data() + n, want.data(), pred) - want.data();
-    expect_matches<point3>(
-        first_items(want, c), n,
-        [&](device_buffer<point3>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
-          if (in_place) out.upload(host);
-          scankit::device::select_if(in_place ? out.data() : in.data(), out.data(), d_count, n, pred, nullptr, w, o);
-        },
-        run_configs(true), ws);
+    const device_buffer<point3> in(host);
+    expect_select_if_matches(host, in, pred, ws);
     if (HasFatalFailure()) return;
   }
 }
@@ -198,16 +224,7 @@ void check_staged_shape(std::uint64_t seed) {
   for (const std::int64_t n : compact_sizes(policy::tile_items, seed, false)) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const std::vector<T> host = random_items<T>(n, seed + n);
-    device_buffer<T> in(host), want(host.size());
-    const std::int64_t c = thrust::copy_if(thrust::device, in.data(), in.data() + n, want.data(), pred) - want.data();
-    expect_matches<T>(
-        first_items(want, c), n,
-        [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
-          if (in_place) out.upload(host);
-          scankit::device::select_if<Shape>(in_place ? out.data() : in.data(), out.data(), d_count, n, pred, nullptr, w,
-                                            o);
-        },
-        run_configs(true), ws);
+    expect_select_if_matches<Shape>(host, device_buffer<T>(host), pred, ws);
     if (::testing::Test::HasFatalFailure()) return;
 
     // Runs of 1 to 6 equal keys, so runs cross chunk, stripe and tile boundaries.
@@ -219,16 +236,7 @@ void check_staged_shape(std::uint64_t seed) {
       for (std::size_t j = 0; j < length && i < runs.size(); ++j) runs[i++] = key;
       key = static_cast<T>(key + 1 + rng() % 3);
     }
-    device_buffer<T> keys(runs), want_keys(runs.size());
-    const std::int64_t u =
-        thrust::unique_copy(thrust::device, keys.data(), keys.data() + n, want_keys.data()) - want_keys.data();
-    expect_matches<T>(
-        first_items(want_keys, u), n,
-        [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
-          if (in_place) out.upload(runs);
-          scankit::device::unique<Shape>(in_place ? out.data() : keys.data(), out.data(), d_count, n, nullptr, w, o);
-        },
-        run_configs(true), ws);
+    expect_unique_matches<Shape>(runs, device_buffer<T>(runs), ws);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -261,24 +269,10 @@ void check_tuned_selection(std::uint64_t seed, Pred pred) {
     for (std::size_t i = 1; i < host.size(); ++i) {
       if (rng() % 3 == 0) host[i] = host[i - 1];  // runs for unique
     }
-    device_buffer<T> in(host), want(host.size());
-    const std::int64_t c = thrust::copy_if(thrust::device, in.data(), in.data() + n, want.data(), pred) - want.data();
-    expect_matches<T>(
-        first_items(want, c), n,
-        [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
-          if (in_place) out.upload(host);
-          scankit::device::select_if(in_place ? out.data() : in.data(), out.data(), d_count, n, pred, nullptr, w, o);
-        },
-        run_configs(true), ws);
+    const device_buffer<T> in(host);
+    expect_select_if_matches(host, in, pred, ws);
     if (::testing::Test::HasFatalFailure()) return;
-    const std::int64_t u = thrust::unique_copy(thrust::device, in.data(), in.data() + n, want.data()) - want.data();
-    expect_matches<T>(
-        first_items(want, u), n,
-        [&](device_buffer<T>& out, std::int64_t* d_count, const compact_options& o, workspace* w, bool in_place) {
-          if (in_place) out.upload(host);
-          scankit::device::unique(in_place ? out.data() : in.data(), out.data(), d_count, n, nullptr, w, o);
-        },
-        run_configs(true), ws);
+    expect_unique_matches(host, in, ws);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -329,16 +323,8 @@ TEST(CompactTemplates, BytesAndIntFlags) {
   for (const std::int64_t n : compact_sizes(selection_tile_items<1>(), seed, false)) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const std::vector<std::uint8_t> host = random_items<std::uint8_t>(n, seed + n);
-    device_buffer<std::uint8_t> in(host), want(host.size());
-    const std::int64_t c = thrust::copy_if(thrust::device, in.data(), in.data() + n, want.data(), pred) - want.data();
-    expect_matches<std::uint8_t>(
-        first_items(want, c), n,
-        [&](device_buffer<std::uint8_t>& out, std::int64_t* d_count, const compact_options& o, workspace* w,
-            bool in_place) {
-          if (in_place) out.upload(host);
-          scankit::device::select_if(in_place ? out.data() : in.data(), out.data(), d_count, n, pred, nullptr, w, o);
-        },
-        run_configs(true), ws);
+    const device_buffer<std::uint8_t> in(host);
+    expect_select_if_matches(host, in, pred, ws);
     if (HasFatalFailure()) return;
 
     std::vector<std::int32_t> flags_host(static_cast<std::size_t>(n));
@@ -380,18 +366,7 @@ TEST(CompactTemplates, UniqueWithUserEqualityAndStructValues) {
     device_buffer<std::int32_t> keys(keys_host), want_keys(keys_host.size());
     device_buffer<point3> values(values_host), want_values(values_host.size());
 
-    const std::int64_t c = thrust::unique_copy(thrust::device, keys.data(), keys.data() + n, want_keys.data(),
-                                               same_decade{}) -
-                           want_keys.data();
-    expect_matches<std::int32_t>(
-        first_items(want_keys, c), n,
-        [&](device_buffer<std::int32_t>& out, std::int64_t* d_count, const compact_options& o, workspace* w,
-            bool in_place) {
-          if (in_place) out.upload(keys_host);
-          scankit::device::unique(in_place ? out.data() : keys.data(), out.data(), d_count, n, same_decade{}, nullptr,
-                                  w, o);
-        },
-        run_configs(true), ws);
+    expect_unique_matches(keys_host, keys, ws, same_decade{});
     if (HasFatalFailure()) return;
 
     const auto ends = thrust::unique_by_key_copy(thrust::device, keys.data(), keys.data() + n, values.data(),
