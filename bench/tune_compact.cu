@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include "median_time.hpp"
+#include "sweep_result.hpp"
 
 #include "scankit/device/select.cuh"
 #include "scankit/device/unique.cuh"
@@ -204,20 +205,9 @@ int main(int argc, char** argv) {
     w16.staged<256, 8, 5>();
     w16.staged<256, 8, 6>();
   }
-  if (json != nullptr) {
-    FILE* f = std::fopen(json, "w");
-    if (f == nullptr) return 1;
-    std::fprintf(f, "{\n  \"n\": %lld,\n  \"rows\": [\n", n);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      std::fprintf(f, "    {\"workload\": \"%s\", \"variant\": \"%s\", \"ms\": %.5f, \"frac_copy\": %.4f, \"vs_cub\": %.4f, \"ok\": %s}%s\n",
-                   r.workload.c_str(), r.variant.c_str(), r.ms, r.frac_copy, r.vs_cub, r.ok ? "true" : "false",
-                   i + 1 < rows.size() ? "," : "");
-    }
-    std::fprintf(f, "  ]\n}\n");
-    std::fclose(f);
-  }
-  for (const auto& r : rows)
-    if (!r.ok) return 1;
-  return 0;
+  return scankit_bench::finish_sweep(json, scankit_bench::format("\"n\": %lld", n), rows, [](const row& r) {
+    return scankit_bench::format(
+        "\"workload\": \"%s\", \"variant\": \"%s\", \"ms\": %.5f, \"frac_copy\": %.4f, \"vs_cub\": %.4f",
+        r.workload.c_str(), r.variant.c_str(), r.ms, r.frac_copy, r.vs_cub);
+  });
 }

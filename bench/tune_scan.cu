@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include "median_time.hpp"
+#include "sweep_result.hpp"
 
 #include "scankit/device/scan.cuh"
 #include "scankit/scan.hpp"
@@ -338,24 +339,14 @@ void prefetch_sweep(const char* name, long long n) {
 
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
 int write_json(const char* json) {
-  if (json != nullptr) {
-    FILE* f = std::fopen(json, "w");
-    if (f == nullptr) return 1;
-    cudaDeviceProp prop{};
-    SCANKIT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::fprintf(f, "{\n  \"gpu\": \"%s\",\n  \"rows\": [\n", prop.name);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      std::fprintf(f, "    {\"type\": \"%s\", \"variant\": \"%s\", \"n\": %lld, \"ms\": %.5f, \"frac_copy\": %.4f, \"vs_cub\": %.4f, \"ok\": %s}%s\n",
-                   r.type.c_str(), r.variant.c_str(), r.n, r.ms, r.frac_copy, r.vs_cub, r.ok ? "true" : "false",
-                   i + 1 < rows.size() ? "," : "");
-    }
-    std::fprintf(f, "  ]\n}\n");
-    std::fclose(f);
-  }
-  for (const auto& r : rows)
-    if (!r.ok) return 1;
-  return 0;
+  cudaDeviceProp prop{};
+  SCANKIT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  const std::string head = scankit_bench::format("\"gpu\": \"%s\"", prop.name);
+  return scankit_bench::finish_sweep(json, head, rows, [](const auto& r) {
+    return scankit_bench::format(
+        "\"type\": \"%s\", \"variant\": \"%s\", \"n\": %lld, \"ms\": %.5f, \"frac_copy\": %.4f, \"vs_cub\": %.4f",
+        r.type.c_str(), r.variant.c_str(), r.n, r.ms, r.frac_copy, r.vs_cub);
+  });
 }
 
 }  // namespace
