@@ -2,7 +2,7 @@
 // look-back back-off of the decoupled look-back's register kernel and staged kernel, per value size, timed beside cudaMemcpy D2D and
 // cub::DeviceScan::InclusiveSum on the same data. Each variant is checked against CUB first.
 //
-//   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only]
+//   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only | --overlap-only]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
 #include <cmath>
@@ -337,6 +337,48 @@ void prefetch_sweep(const char* name, long long n) {
   t.template variant<look_back_warp<128, 8>>(look_back_warp_label<T, 128, 8>());
 }
 
+// The tuned staged shapes beside the same shapes with the overlapped look-back (look_back.cuh),
+// with and without the look-back warp, each run twice in alternation to show run-to-run spread.
+template <int B, int V, int MinBlocks, bool LookBackWarp, bool Overlapped>
+using walk_variant = scankit::device_detail::staged_scan_policy<B, V, MinBlocks, 1, 32, 1024, (4 << 20) / (B * V * 16),
+                                                                LookBackWarp, Overlapped>;
+
+// " (R regs, K blocks/SM)" of a staged policy's look-back kernel.
+template <class T, class Staged>
+std::string residency() {
+  using namespace scankit::device_detail;
+  auto* kernel = scan_staged_tiles_kernel<Staged, tile_prefix_source::decoupled_look_back, T, scankit::plus_op>;
+  cudaFuncAttributes attributes{};
+  SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  int per_sm = 0;
+  SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Staged::launch_threads, 0));
+  return " (" + std::to_string(attributes.numRegs) + " regs, " + std::to_string(attributes.localSizeBytes) +
+         " B local, " + std::to_string(per_sm) + " blocks/SM)";
+}
+
+template <class T, int B, int V, int MinBlocks, bool LookBackWarp>
+void overlap_pair(type_bench<T>& t) {
+  const std::string shape = "staged b" + std::to_string(B) + (LookBackWarp ? "+32" : "") + " v" + std::to_string(V) +
+                            " minb" + std::to_string(MinBlocks);
+  for (int round = 0; round < 2; ++round) {
+    t.template variant<walk_variant<B, V, MinBlocks, LookBackWarp, false>>(
+        shape + " look-back waits nearest" + residency<T, walk_variant<B, V, MinBlocks, LookBackWarp, false>>());
+    t.template variant<walk_variant<B, V, MinBlocks, LookBackWarp, true>>(
+        shape + " look-back overlapped" + residency<T, walk_variant<B, V, MinBlocks, LookBackWarp, true>>());
+  }
+}
+
+template <class T>
+void overlap_sweep(const char* name, long long n) {
+  type_bench<T> t(name, n);
+  if constexpr (sizeof(T) == 8) {
+    overlap_pair<T, 224, 8, 1, true>(t);
+  } else {
+    overlap_pair<T, 256, 8, sizeof(T) == 1 ? 5 : 6, true>(t);
+  }
+  overlap_pair<T, 256, 8, 1, false>(t);
+}
+
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
 int write_json(const char* json) {
   cudaDeviceProp prop{};
@@ -356,12 +398,14 @@ int main(int argc, char** argv) {
   const char* json = nullptr;
   bool caps_only = false;  // only the residency-cap experiment
   bool prefetch_only = false;  // only the L2-prefetch sweep
+  bool overlap_only = false;   // only the look-back walk comparison
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--caps-only")) caps_only = true;
     else if (!std::strcmp(argv[i], "--prefetch-only")) prefetch_only = true;
+    else if (!std::strcmp(argv[i], "--overlap-only")) overlap_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
@@ -373,6 +417,14 @@ int main(int argc, char** argv) {
     prefetch_sweep<std::int64_t>("int64", n);
     prefetch_sweep<std::int8_t>("int8", n);
     prefetch_sweep<std::int16_t>("int16", n);
+    return write_json(json);
+  }
+  if (overlap_only) {
+    overlap_sweep<std::int32_t>("int32", n);
+    overlap_sweep<float>("float", n);
+    overlap_sweep<std::int64_t>("int64", n);
+    overlap_sweep<double>("double", n);
+    overlap_sweep<std::int8_t>("int8", n);
     return write_json(json);
   }
   if (caps_only) {

@@ -179,7 +179,8 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     if (threadIdx.x >= B) {
       if constexpr (single_pass) {
         if (tile > 0) {
-          const T before = look_back_exclusive<Source, StagedPolicy::look_back_tiles_per_lane>(args, tile, op);
+          const T before = look_back_exclusive<Source, StagedPolicy::look_back_tiles_per_lane,
+                                                       StagedPolicy::overlapped_look_back>(args, tile, op);
           if (lane_id() == 0) s.tile_prefix = before;
         }
         hand_over::sync();  // hands the prefix over; the scanning threads arrive after their scan

@@ -70,10 +70,13 @@ __device__ __forceinline__ void publish_tile_aggregate(const scan_tiles_args<T>&
 }
 
 // One warp (all 32 lanes), tile >= 1: the tile's exclusive prefix, from its predecessors only.
-template <tile_prefix_source Source, int LookBackTilesPerLane, class T, class Op>
+// Overlapped: the walk that proceeds while the nearest tiles are still loading (look_back.cuh).
+template <tile_prefix_source Source, int LookBackTilesPerLane, bool Overlapped = false, class T, class Op>
 __device__ __forceinline__ T look_back_exclusive(const scan_tiles_args<T>& args, long long tile, Op op) {
   if constexpr (Source == tile_prefix_source::deterministic_look_back) {
     return deterministic_look_back<deterministic_group_tiles, T>(args.state, tile, op, args.backoff);
+  } else if constexpr (Overlapped) {
+    return overlapped_look_back<T>(args.state, tile, op, args.backoff);
   } else {
     return decoupled_look_back<T, LookBackTilesPerLane>(args.state, tile, op, args.backoff);
   }

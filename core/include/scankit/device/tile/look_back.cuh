@@ -85,6 +85,82 @@ __device__ __forceinline__ T decoupled_look_back(const State& state, long long t
   }
 }
 
+// The look-back that walks while it waits. decoupled_look_back() first waits until all of the
+// nearest 32 tiles have published and only then walks back, one L2 round trip per window, to the
+// nearest inclusive prefix: every round of that walk is added to the tile's wait. Here one warp
+// keeps two windows in flight at once:
+//   * the nearest window (tiles tile-32 .. tile-1), re-reading only the lanes still unpublished;
+//   * a far walk from tile-33 backwards, folding each window once it is complete, until it meets
+//     a window that holds an inclusive prefix.
+// The far walk runs while the nearest tiles are still loading (their aggregates come last), so
+// when the nearest window completes, everything before it is usually already combined and the
+// tile needs one more round trip, not one per window.
+//
+// A window can end the walk early: if it holds a prefix and every later lane of it has
+// published, nothing before that prefix matters (the nearest window then alone gives the
+// result). Combination order is the same as in decoupled_look_back (tile order, shuffle tree
+// per window, older windows on the left), so non-commutative operators stay correct.
+//
+// All 32 lanes of one warp call this for tile >= 1; every lane gets the tile's exclusive prefix.
+template <class T, class Op, class State>
+__device__ __forceinline__ T overlapped_look_back(const State& state, long long tile, Op op, look_back_backoff backoff) {
+  const int lane = lane_id();
+  // Lane l of a window ending at `last` holds tile last-31+l; tiles before 0 read as published
+  // (they never end the walk: tile 0 itself always holds a prefix).
+  const long long near_tile = tile - 32 + lane;
+  T near_value;
+  tile_flag near_flag = near_tile >= 0 ? flag_none : flag_aggregate;
+  long long far_last = tile - 33;
+  bool far_done = far_last < 0;  // the nearest window reaches tile 0
+  T far_value;
+  tile_flag far_flag = flag_none;
+  T far_prefix;  // combination of the far windows folded so far (the prefix of the oldest tile folded on)
+  bool have_far = false;
+  unsigned delay = backoff.first_ns;
+  for (;;) {
+    if (near_flag == flag_none) near_flag = state.read(near_tile, near_value);
+    const long long far_tile = far_last - 31 + lane;
+    if (!far_done && far_flag == flag_none) {
+      far_flag = far_tile >= 0 ? state.read(far_tile, far_value) : flag_aggregate;
+    }
+    // The nearest window alone: its last prefix with every later lane published.
+    const unsigned near_ready = __ballot_sync(full_warp_mask, near_flag != flag_none);
+    const unsigned near_prefixes = __ballot_sync(full_warp_mask, near_flag == flag_prefix && near_tile >= 0);
+    if (near_prefixes != 0) {
+      const int from = 31 - __clz(static_cast<int>(near_prefixes));
+      if ((near_ready >> from) == (full_warp_mask >> from)) {
+        return warp_reduce_valid_suffix(near_value, lane >= from, op);
+      }
+    }
+    bool progressed = false;
+    if (!far_done) {
+      const unsigned far_ready = __ballot_sync(full_warp_mask, far_flag != flag_none);
+      const unsigned far_prefixes = __ballot_sync(full_warp_mask, far_flag == flag_prefix && far_tile >= 0);
+      const int from = far_prefixes != 0 ? 31 - __clz(static_cast<int>(far_prefixes)) : 0;
+      if ((far_ready >> from) == (full_warp_mask >> from)) {  // complete from its last prefix on
+        const T window = warp_reduce_valid_suffix(far_value, lane >= from && far_tile >= 0, op);
+        far_prefix = have_far ? op(window, far_prefix) : window;  // the window lies before what we have
+        have_far = true;
+        far_done = far_prefixes != 0;
+        far_last -= 32;
+        far_flag = flag_none;
+        progressed = true;
+      }
+    }
+    if (far_done && near_ready == full_warp_mask) {
+      // No prefix in the nearest window (it would have ended the walk above): all aggregates.
+      const T window = warp_reduce_valid_suffix(near_value, near_tile >= 0, op);
+      return have_far ? op(far_prefix, window) : window;
+    }
+    if (progressed) {
+      delay = backoff.first_ns;
+    } else {
+      if (delay > 0) __nanosleep(delay);
+      delay = delay * 2 < backoff.max_ns ? delay * 2 : backoff.max_ns;
+    }
+  }
+}
+
 // One thread calls this for tile >= 1: waits for the predecessor's inclusive prefix.
 template <class T, class State>
 __device__ __forceinline__ T chained_wait_for_predecessor(const State& state, long long tile, look_back_backoff backoff) {
