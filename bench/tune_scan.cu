@@ -2,7 +2,8 @@
 // look-back back-off of the decoupled look-back's register kernel and staged kernel, per value size, timed beside cudaMemcpy D2D and
 // cub::DeviceScan::InclusiveSum on the same data. Each variant is checked against CUB first.
 //
-//   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only | --overlap-only]
+//   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only |
+//             --deterministic-only | --wide-only]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
 #include <cmath>
@@ -241,6 +242,24 @@ struct type_bench {
     measure(label + " cap " + std::to_string(active) + " blocks/SM", launch);
   }
 
+  // A staged policy launched directly with the given prefix source (policies that the template
+  // API does not take, e.g. derived structs overriding one tuning constant). Checked against CUB.
+  template <class Staged, scankit::device_detail::tile_prefix_source Source>
+  void direct(const std::string& label) {
+    using namespace scankit::device_detail;
+    constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
+    const long long tiles = (n + tile_items - 1) / tile_items;
+    auto launch = [&] {
+      const scankit::workspace_view view =
+          ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
+                     tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
+      const scan_tiles_args<T> args = single_pass_args(in, out, n, tiles, false, T{}, view, Staged::backoff);
+      scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op>
+          <<<static_cast<unsigned>(tiles), Staged::launch_threads>>>(args, scankit::plus_op{});
+    };
+    measure(label, launch);
+  }
+
   // Timing only (no check): the staged kernel's tile movement alone, and its scan without the
   // look-back (each tile scanned on its own: wrong results, the cost of everything but the wait).
   template <class Staged>
@@ -337,17 +356,12 @@ void prefetch_sweep(const char* name, long long n) {
   t.template variant<look_back_warp<128, 8>>(look_back_warp_label<T, 128, 8>());
 }
 
-// The tuned staged shapes beside the same shapes with the overlapped look-back (look_back.cuh),
-// with and without the look-back warp, each run twice in alternation to show run-to-run spread.
-template <int B, int V, int MinBlocks, bool LookBackWarp, bool Overlapped>
-using walk_variant = scankit::device_detail::staged_scan_policy<B, V, MinBlocks, 1, 32, 1024, (4 << 20) / (B * V * 16),
-                                                                LookBackWarp, Overlapped>;
-
-// " (R regs, K blocks/SM)" of a staged policy's look-back kernel.
-template <class T, class Staged>
+// " (R regs, L B local, K blocks/SM)" of a staged policy's kernel.
+template <class T, class Staged,
+          scankit::device_detail::tile_prefix_source Source = scankit::device_detail::tile_prefix_source::decoupled_look_back>
 std::string residency() {
   using namespace scankit::device_detail;
-  auto* kernel = scan_staged_tiles_kernel<Staged, tile_prefix_source::decoupled_look_back, T, scankit::plus_op>;
+  auto* kernel = scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op>;
   cudaFuncAttributes attributes{};
   SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   int per_sm = 0;
@@ -356,27 +370,50 @@ std::string residency() {
          " B local, " + std::to_string(per_sm) + " blocks/SM)";
 }
 
-template <class T, int B, int V, int MinBlocks, bool LookBackWarp>
-void overlap_pair(type_bench<T>& t) {
-  const std::string shape = "staged b" + std::to_string(B) + (LookBackWarp ? "+32" : "") + " v" + std::to_string(V) +
-                            " minb" + std::to_string(MinBlocks);
+// The deterministic look-back (group sizes 64 and 128) beside the plain look-back (32- and
+// 64-tile windows) on the tuned staged shape, twice in alternation. For integers the
+// deterministic association gives the same result, so it is a look-back like any other there.
+template <class Tuned, int Group>
+struct with_group : Tuned {
+  static constexpr int deterministic_group_tiles = Group;
+};
+
+template <class Tuned, int TilesPerLane>
+struct with_window : Tuned {
+  static constexpr int look_back_tiles_per_lane = TilesPerLane;
+};
+
+template <class T>
+void deterministic_sweep(const char* name, long long n) {
+  using namespace scankit::device_detail;
+  using tuned = typename staged_scan_tuning<T>::policy;
+  type_bench<T> t(name, n);
   for (int round = 0; round < 2; ++round) {
-    t.template variant<walk_variant<B, V, MinBlocks, LookBackWarp, false>>(
-        shape + " look-back waits nearest" + residency<T, walk_variant<B, V, MinBlocks, LookBackWarp, false>>());
-    t.template variant<walk_variant<B, V, MinBlocks, LookBackWarp, true>>(
-        shape + " look-back overlapped" + residency<T, walk_variant<B, V, MinBlocks, LookBackWarp, true>>());
+    t.template direct<tuned, tile_prefix_source::decoupled_look_back>("tuned staged, decoupled look-back" +
+                                                                       residency<T, tuned>());
+    t.template direct<with_window<tuned, 2>, tile_prefix_source::decoupled_look_back>(
+        "tuned staged, decoupled look-back, 64-tile window" + residency<T, with_window<tuned, 2>>());
+    t.template direct<with_group<tuned, 64>, tile_prefix_source::deterministic_look_back>(
+        "tuned staged, deterministic, groups of 64" +
+        residency<T, with_group<tuned, 64>, tile_prefix_source::deterministic_look_back>());
+    t.template direct<with_group<tuned, 128>, tile_prefix_source::deterministic_look_back>(
+        "tuned staged, deterministic, groups of 128" +
+        residency<T, with_group<tuned, 128>, tile_prefix_source::deterministic_look_back>());
   }
 }
 
+// 8-byte values: the tuned shape (224+32 threads, 3 or 4 blocks/SM) beside shapes whose register
+// caps let more blocks (more bytes of tiles) stay resident.
 template <class T>
-void overlap_sweep(const char* name, long long n) {
+void wide_residency_sweep(const char* name, long long n) {
   type_bench<T> t(name, n);
-  if constexpr (sizeof(T) == 8) {
-    overlap_pair<T, 224, 8, 1, true>(t);
-  } else {
-    overlap_pair<T, 256, 8, sizeof(T) == 1 ? 5 : 6, true>(t);
-  }
-  overlap_pair<T, 256, 8, 1, false>(t);
+  t.template variant<look_back_warp<224, 8>>(look_back_warp_label<T, 224, 8>());
+  t.template variant<look_back_warp<224, 8, 4>>(look_back_warp_label<T, 224, 8, 4>());
+  t.template variant<look_back_warp<192, 8, 5>>(look_back_warp_label<T, 192, 8, 5>());
+  t.template variant<look_back_warp<160, 8, 6>>(look_back_warp_label<T, 160, 8, 6>());
+  t.template variant<look_back_warp<128, 8, 8>>(look_back_warp_label<T, 128, 8, 8>());
+  t.template variant<look_back_warp<224, 6, 5>>(look_back_warp_label<T, 224, 6, 5>());
+  t.template variant<look_back_warp<224, 8>>(look_back_warp_label<T, 224, 8>());
 }
 
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
@@ -398,14 +435,16 @@ int main(int argc, char** argv) {
   const char* json = nullptr;
   bool caps_only = false;  // only the residency-cap experiment
   bool prefetch_only = false;  // only the L2-prefetch sweep
-  bool overlap_only = false;   // only the look-back walk comparison
+  bool deterministic_only = false;  // only the deterministic look-back's group sizes
+  bool wide_only = false;           // only the 8-byte residency shapes
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--caps-only")) caps_only = true;
     else if (!std::strcmp(argv[i], "--prefetch-only")) prefetch_only = true;
-    else if (!std::strcmp(argv[i], "--overlap-only")) overlap_only = true;
+    else if (!std::strcmp(argv[i], "--deterministic-only")) deterministic_only = true;
+    else if (!std::strcmp(argv[i], "--wide-only")) wide_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
@@ -419,12 +458,16 @@ int main(int argc, char** argv) {
     prefetch_sweep<std::int16_t>("int16", n);
     return write_json(json);
   }
-  if (overlap_only) {
-    overlap_sweep<std::int32_t>("int32", n);
-    overlap_sweep<float>("float", n);
-    overlap_sweep<std::int64_t>("int64", n);
-    overlap_sweep<double>("double", n);
-    overlap_sweep<std::int8_t>("int8", n);
+  if (wide_only) {
+    wide_residency_sweep<double>("double", n);
+    wide_residency_sweep<std::int64_t>("int64", n);
+    return write_json(json);
+  }
+  if (deterministic_only) {
+    deterministic_sweep<float>("float", n);
+    deterministic_sweep<double>("double", n);
+    deterministic_sweep<std::int64_t>("int64", n);
+    deterministic_sweep<std::int32_t>("int32", n);
     return write_json(json);
   }
   if (caps_only) {

@@ -1,7 +1,9 @@
 // options.deterministic: floating-point scans of real random values (not small integers, so the
 // association shows in the bits) give identical bits run after run, with or without a reused
 // workspace. The default strategy then runs the deterministic look-back; the other strategies
-// have a fixed association anyway and must accept the flag.
+// have a fixed association anyway and must accept the flag. Below them, the deterministic
+// look-back itself on tile states set up by hand: a tile whose group leader shows only its
+// aggregate folds the leader's prefix itself, and must get the bits it gets from the leader.
 #include <cstring>
 
 #include "scan_test_util.cuh"
@@ -145,6 +147,110 @@ TEST(ScanDeterminism, ExactOnSmallIntegers) {
     sync_device();
     EXPECT_TRUE(equal_vectors(expected, d_out.download()));
   }
+}
+
+// Tile states set by hand: publishes (flags[t], values[t]) for every tile with a flag.
+template <class T>
+__global__ void publish_states_kernel(device_detail::tile_state<T> state, const int* flags, const T* values,
+                                      long long tiles) {
+  for (long long t = blockIdx.x * blockDim.x + threadIdx.x; t < tiles; t += gridDim.x * blockDim.x) {
+    if (flags[t] != device_detail::flag_none) state.publish(t, static_cast<device_detail::tile_flag>(flags[t]), values[t]);
+  }
+}
+
+// One warp per tile: the deterministic look-back of tiles first, first + 1, ... (all published,
+// so nothing waits).
+template <class T>
+__global__ void deterministic_prefixes_kernel(device_detail::tile_state<T> state, long long first, T* prefixes) {
+  prefixes[blockIdx.x] = device_detail::deterministic_look_back<device_detail::deterministic_group_tiles, T>(
+      state, first + blockIdx.x, plus_op{}, device_detail::look_back_backoff{0, 0});
+}
+
+template <class T>
+class deterministic_states {
+ public:
+  explicit deterministic_states(long long tiles)
+      : tiles_(tiles), slots_(device_detail::tile_state_slots<T>(static_cast<std::size_t>(tiles))),
+        flags_(static_cast<std::size_t>(tiles)), values_(static_cast<std::size_t>(tiles)) {
+    SCANKIT_CUDA_CHECK(cudaMemset(slots_.data(), 0, slots_.size() * sizeof(std::uint64_t)));
+    state_ = device_detail::make_tile_state<T>(slots_.data(), nullptr, static_cast<std::size_t>(tiles), 1);
+  }
+  void publish(const std::vector<int>& flags, const std::vector<T>& values) {
+    flags_.upload(flags);
+    values_.upload(values);
+    publish_states_kernel<<<8, 256>>>(state_, flags_.data(), values_.data(), tiles_);
+    SCANKIT_CUDA_CHECK(cudaGetLastError());
+  }
+  // Exclusive prefixes of tiles first .. first + count - 1.
+  std::vector<T> prefixes(long long first, long long count) {
+    device_buffer<T> out(static_cast<std::size_t>(count));
+    deterministic_prefixes_kernel<<<static_cast<unsigned>(count), 32>>>(state_, first, out.data());
+    SCANKIT_CUDA_CHECK(cudaGetLastError());
+    sync_device();
+    return out.download();
+  }
+
+ private:
+  long long tiles_;
+  device_buffer<std::uint64_t> slots_;
+  device_buffer<int> flags_;
+  device_buffer<T> values_;
+  device_detail::tile_state<T> state_{};
+};
+
+// Every tile's prefix, first with its leader's prefix published (the leader's own path), then
+// with the leader showing only its aggregate (the tile folds the leader's prefix from the group
+// before): both must give the same bits, and be close to the exact sums.
+template <class T>
+void check_leader_prefix_paths() {
+  SCANKIT_SEEDED(seed);
+  constexpr long long group = device_detail::deterministic_group_tiles;
+  const long long tiles = 4 * group + 29;
+  const std::vector<T> aggregates = random_reals<T>(tiles, seed);
+  std::vector<int> flags(static_cast<std::size_t>(tiles), device_detail::flag_aggregate);
+  std::vector<T> values = aggregates;
+  flags[0] = device_detail::flag_prefix;  // tile 0's prefix is its aggregate
+  deterministic_states<T> states(tiles);
+  states.publish(flags, values);
+  // Leaders in order, each from its predecessor's published prefix, as the kernels publish them.
+  for (long long leader = group; leader < tiles; leader += group) {
+    const T before = states.prefixes(leader, 1)[0];
+    flags[leader] = device_detail::flag_prefix;
+    values[leader] = before + aggregates[leader];
+    states.publish(flags, values);
+  }
+  const std::vector<T> from_leaders = states.prefixes(1, tiles - 1);
+
+  long double exact = aggregates[0], magnitude = std::fabs(static_cast<long double>(aggregates[0]));
+  for (long long t = 1; t < tiles; ++t) {
+    const long double error = std::fabs(static_cast<long double>(from_leaders[t - 1]) - exact);
+    ASSERT_LE(error, 1e-5L * magnitude + 1e-6L) << "tile " << t;
+    exact += aggregates[t];
+    magnitude += std::fabs(static_cast<long double>(aggregates[t]));
+  }
+
+  for (long long leader = group; leader < tiles; leader += group) {
+    SCOPED_TRACE("group of leader " + std::to_string(leader));
+    const T leader_prefix = values[leader];
+    flags[leader] = device_detail::flag_aggregate;
+    values[leader] = aggregates[leader];
+    states.publish(flags, values);
+    const long long count = std::min(group, tiles - 1 - leader);  // tiles leader + 1 .. leader + group
+    const std::vector<T> folded = states.prefixes(leader + 1, count);
+    for (long long i = 0; i < count; ++i) {
+      ASSERT_EQ(0, std::memcmp(&folded[i], &from_leaders[leader + i], sizeof(T)))
+          << "tile " << leader + 1 + i << ": " << show(folded[i]) << " vs " << show(from_leaders[leader + i]);
+    }
+    values[leader] = leader_prefix;
+    flags[leader] = device_detail::flag_prefix;
+    states.publish(flags, values);
+  }
+}
+
+TEST(DeterministicLookBack, LeaderPrefixFoldedByItsSuccessorsHasTheSameBits) {
+  SCANKIT_REQUIRE_GPU();
+  check_leader_prefix_paths<float>();
+  check_leader_prefix_paths<double>();
 }
 
 }  // namespace

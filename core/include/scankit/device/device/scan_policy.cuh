@@ -43,7 +43,7 @@ struct scan_tuning {
 // threads scan the tile (scan_staged_kernel.cuh).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1,
           unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024, int PrefetchTilesAhead = 0,
-          bool LookBackWarp = false, bool OverlappedLookBack = false>
+          bool LookBackWarp = false>
 struct staged_scan_policy {
   static_assert(BlockThreads >= 32 && BlockThreads + (LookBackWarp ? 32 : 0) <= 1024 && BlockThreads % 32 == 0,
                 "the block must be whole warps, at most 1024 threads");
@@ -58,7 +58,7 @@ struct staged_scan_policy {
   static constexpr int prefetch_tiles_ahead = PrefetchTilesAhead;
   static constexpr bool look_back_warp = LookBackWarp;
   static constexpr int launch_threads = BlockThreads + (LookBackWarp ? 32 : 0);
-  static constexpr bool overlapped_look_back = OverlappedLookBack;
+  static constexpr int deterministic_group_tiles = device_detail::deterministic_group_tiles;
 };
 
 // Tuned for the H200 (bench/tune_scan.cu sweeps the alternatives; bench/results/ holds the runs,

@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
       if constexpr (single_pass) {
         if (tile > 0) {
           const T before = look_back_exclusive<Source, StagedPolicy::look_back_tiles_per_lane,
-                                                       StagedPolicy::overlapped_look_back>(args, tile, op);
+                                               StagedPolicy::deterministic_group_tiles>(args, tile, op);
           if (lane_id() == 0) s.tile_prefix = before;
         }
         hand_over::sync();  // hands the prefix over; the scanning threads arrive after their scan
@@ -213,11 +213,15 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
       tile_prefix = first_tile_prefix(args);
     } else {
       tile_prefix = {true, s.tile_prefix};
-      if (threadIdx.x == 0) publish_tile_prefix<Source>(args, tile, tile_prefix.value, aggregate, op);
+      if (threadIdx.x == 0) {
+        publish_tile_prefix<Source, StagedPolicy::deterministic_group_tiles>(args, tile, tile_prefix.value, aggregate,
+                                                                             op);
+      }
     }
   } else {
     tile_prefix =
-        resolve_tile_prefix<Source, StagedPolicy::look_back_tiles_per_lane>(args, tile, aggregate, op, s.tile_prefix);
+        resolve_tile_prefix<Source, StagedPolicy::look_back_tiles_per_lane, StagedPolicy::deterministic_group_tiles>(
+            args, tile, aggregate, op, s.tile_prefix);
   }
 
   store_scanned_stripes<shape>(args, tile, tile_prefix, scanned.exclusive, op,

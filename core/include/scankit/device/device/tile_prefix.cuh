@@ -23,11 +23,6 @@ enum class tile_prefix_source {
   deterministic_look_back
 };
 
-// Tiles per group of the deterministic look-back: one leader-to-leader hop per group. At about
-// 0.7 us per hop and 8 ns of copy time per 16 KiB tile on the H200, 256 tiles per hop keeps the
-// chain well under the memory time.
-constexpr int deterministic_group_tiles = 256;
-
 template <class T>
 struct scan_tiles_args {
   const T* in;
@@ -57,36 +52,35 @@ struct optional_prefix {
 // kernel's look-back warp runs the look-back while the other warps scan the tile).
 
 // Thread 0, as soon as the tile's aggregate is known: tile 0 publishes its inclusive prefix
-// (nothing precedes it), other tiles their aggregate (deterministic: group leaders publish only
-// their prefix).
+// (nothing precedes it), other tiles their aggregate.
 template <tile_prefix_source Source, class T, class Op>
 __device__ __forceinline__ void publish_tile_aggregate(const scan_tiles_args<T>& args, long long tile,
                                                        const T& aggregate, Op op) {
   if (tile == 0) {
     args.state.publish(0, flag_prefix, args.has_seed ? op(args.seed, aggregate) : aggregate);
-  } else if (Source == tile_prefix_source::decoupled_look_back || tile % deterministic_group_tiles != 0) {
+  } else {
     args.state.publish(tile, flag_aggregate, aggregate);
   }
 }
 
 // One warp (all 32 lanes), tile >= 1: the tile's exclusive prefix, from its predecessors only.
-// Overlapped: the walk that proceeds while the nearest tiles are still loading (look_back.cuh).
-template <tile_prefix_source Source, int LookBackTilesPerLane, bool Overlapped = false, class T, class Op>
+// GroupTiles: the deterministic look-back's group size.
+template <tile_prefix_source Source, int LookBackTilesPerLane, int GroupTiles = deterministic_group_tiles, class T,
+          class Op>
 __device__ __forceinline__ T look_back_exclusive(const scan_tiles_args<T>& args, long long tile, Op op) {
   if constexpr (Source == tile_prefix_source::deterministic_look_back) {
-    return deterministic_look_back<deterministic_group_tiles, T>(args.state, tile, op, args.backoff);
-  } else if constexpr (Overlapped) {
-    return overlapped_look_back<T>(args.state, tile, op, args.backoff);
+    return deterministic_look_back<GroupTiles, T>(args.state, tile, op, args.backoff);
   } else {
     return decoupled_look_back<T, LookBackTilesPerLane>(args.state, tile, op, args.backoff);
   }
 }
 
-// Thread 0, tile >= 1, once the exclusive prefix (`before`) and the aggregate are both known.
-template <tile_prefix_source Source, class T, class Op>
+// Thread 0, tile >= 1, once the exclusive prefix (`before`) and the aggregate are both known
+// (deterministic: only group leaders publish a prefix).
+template <tile_prefix_source Source, int GroupTiles = deterministic_group_tiles, class T, class Op>
 __device__ __forceinline__ void publish_tile_prefix(const scan_tiles_args<T>& args, long long tile, const T& before,
                                                     const T& aggregate, Op op) {
-  if (Source == tile_prefix_source::decoupled_look_back || tile % deterministic_group_tiles == 0) {
+  if (Source == tile_prefix_source::decoupled_look_back || tile % GroupTiles == 0) {
     args.state.publish(tile, flag_prefix, op(before, aggregate));
   }
 }
@@ -100,7 +94,8 @@ __device__ __forceinline__ optional_prefix<T> first_tile_prefix(const scan_tiles
 // Every thread of the block calls this with the tile's aggregate (valid on thread 0 at least);
 // every thread gets the prefix. The single-pass sources end with a block barrier, after which
 // `broadcast` (shared memory) holds the prefix.
-template <tile_prefix_source Source, int LookBackTilesPerLane = 1, class T, class Op>
+template <tile_prefix_source Source, int LookBackTilesPerLane = 1, int GroupTiles = deterministic_group_tiles, class T,
+          class Op>
 __device__ __forceinline__ optional_prefix<T> resolve_tile_prefix(const scan_tiles_args<T>& args, long long tile,
                                                                   const T& aggregate, Op op, T& broadcast) {
   if constexpr (Source == tile_prefix_source::independent) {
@@ -130,9 +125,9 @@ __device__ __forceinline__ optional_prefix<T> resolve_tile_prefix(const scan_til
     } else {
       if (threadIdx.x < 32) {
         if (threadIdx.x == 0) publish_tile_aggregate<Source>(args, tile, aggregate, op);
-        const T before = look_back_exclusive<Source, LookBackTilesPerLane>(args, tile, op);
+        const T before = look_back_exclusive<Source, LookBackTilesPerLane, GroupTiles>(args, tile, op);
         if (threadIdx.x == 0) {
-          publish_tile_prefix<Source>(args, tile, before, aggregate, op);
+          publish_tile_prefix<Source, GroupTiles>(args, tile, before, aggregate, op);
           broadcast = before;
         }
       }

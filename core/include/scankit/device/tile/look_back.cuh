@@ -85,82 +85,6 @@ __device__ __forceinline__ T decoupled_look_back(const State& state, long long t
   }
 }
 
-// The look-back that walks while it waits. decoupled_look_back() first waits until all of the
-// nearest 32 tiles have published and only then walks back, one L2 round trip per window, to the
-// nearest inclusive prefix: every round of that walk is added to the tile's wait. Here one warp
-// keeps two windows in flight at once:
-//   * the nearest window (tiles tile-32 .. tile-1), re-reading only the lanes still unpublished;
-//   * a far walk from tile-33 backwards, folding each window once it is complete, until it meets
-//     a window that holds an inclusive prefix.
-// The far walk runs while the nearest tiles are still loading (their aggregates come last), so
-// when the nearest window completes, everything before it is usually already combined and the
-// tile needs one more round trip, not one per window.
-//
-// A window can end the walk early: if it holds a prefix and every later lane of it has
-// published, nothing before that prefix matters (the nearest window then alone gives the
-// result). Combination order is the same as in decoupled_look_back (tile order, shuffle tree
-// per window, older windows on the left), so non-commutative operators stay correct.
-//
-// All 32 lanes of one warp call this for tile >= 1; every lane gets the tile's exclusive prefix.
-template <class T, class Op, class State>
-__device__ __forceinline__ T overlapped_look_back(const State& state, long long tile, Op op, look_back_backoff backoff) {
-  const int lane = lane_id();
-  // Lane l of a window ending at `last` holds tile last-31+l; tiles before 0 read as published
-  // (they never end the walk: tile 0 itself always holds a prefix).
-  const long long near_tile = tile - 32 + lane;
-  T near_value;
-  tile_flag near_flag = near_tile >= 0 ? flag_none : flag_aggregate;
-  long long far_last = tile - 33;
-  bool far_done = far_last < 0;  // the nearest window reaches tile 0
-  T far_value;
-  tile_flag far_flag = flag_none;
-  T far_prefix;  // combination of the far windows folded so far (the prefix of the oldest tile folded on)
-  bool have_far = false;
-  unsigned delay = backoff.first_ns;
-  for (;;) {
-    if (near_flag == flag_none) near_flag = state.read(near_tile, near_value);
-    const long long far_tile = far_last - 31 + lane;
-    if (!far_done && far_flag == flag_none) {
-      far_flag = far_tile >= 0 ? state.read(far_tile, far_value) : flag_aggregate;
-    }
-    // The nearest window alone: its last prefix with every later lane published.
-    const unsigned near_ready = __ballot_sync(full_warp_mask, near_flag != flag_none);
-    const unsigned near_prefixes = __ballot_sync(full_warp_mask, near_flag == flag_prefix && near_tile >= 0);
-    if (near_prefixes != 0) {
-      const int from = 31 - __clz(static_cast<int>(near_prefixes));
-      if ((near_ready >> from) == (full_warp_mask >> from)) {
-        return warp_reduce_valid_suffix(near_value, lane >= from, op);
-      }
-    }
-    bool progressed = false;
-    if (!far_done) {
-      const unsigned far_ready = __ballot_sync(full_warp_mask, far_flag != flag_none);
-      const unsigned far_prefixes = __ballot_sync(full_warp_mask, far_flag == flag_prefix && far_tile >= 0);
-      const int from = far_prefixes != 0 ? 31 - __clz(static_cast<int>(far_prefixes)) : 0;
-      if ((far_ready >> from) == (full_warp_mask >> from)) {  // complete from its last prefix on
-        const T window = warp_reduce_valid_suffix(far_value, lane >= from && far_tile >= 0, op);
-        far_prefix = have_far ? op(window, far_prefix) : window;  // the window lies before what we have
-        have_far = true;
-        far_done = far_prefixes != 0;
-        far_last -= 32;
-        far_flag = flag_none;
-        progressed = true;
-      }
-    }
-    if (far_done && near_ready == full_warp_mask) {
-      // No prefix in the nearest window (it would have ended the walk above): all aggregates.
-      const T window = warp_reduce_valid_suffix(near_value, near_tile >= 0, op);
-      return have_far ? op(far_prefix, window) : window;
-    }
-    if (progressed) {
-      delay = backoff.first_ns;
-    } else {
-      if (delay > 0) __nanosleep(delay);
-      delay = delay * 2 < backoff.max_ns ? delay * 2 : backoff.max_ns;
-    }
-  }
-}
-
 // One thread calls this for tile >= 1: waits for the predecessor's inclusive prefix.
 template <class T, class State>
 __device__ __forceinline__ T chained_wait_for_predecessor(const State& state, long long tile, look_back_backoff backoff) {
@@ -179,12 +103,64 @@ namespace scankit::device_detail {
 
 // Deterministic look-back: the same association on every run, so floating-point sums give the
 // same bits. Tiles are grouped in runs of GroupTiles; the first tile of each group (a "leader")
-// publishes its inclusive prefix, every other tile only its aggregate. Tile t's exclusive prefix is
-//     I_g op A_{g+1} op ... op A_{t-1},   g = the last leader before t,
-// folded in a fixed order (chunks of 32 tiles left to right, each by a fixed shuffle tree), so
-// the grouping never depends on timing. The price is a chain of leaders, one hop per GroupTiles
-// tiles instead of one per tile, and reading up to GroupTiles states instead of about 32.
+// publishes its inclusive prefix (after its aggregate), every other tile only its aggregate.
+// Tile t's exclusive prefix is
+//     E_t = I_g op A_{g+1} op ... op A_{t-1},   g = the last leader before t,
+// folded in a fixed order (fold_from_leader: chunks of 32 tiles left to right, each by a fixed
+// shuffle tree), so the grouping never depends on timing. A leader's inclusive prefix is
+//     I_g = E_g op A_g,   E_g folded the same way from the leader before it, I_{g-GroupTiles}.
 //
+// Why the two-group window: if tile t waited for I_g itself, it would wait for leader g's own
+// look-back, one more round trip after its predecessors are ready than the plain look-back
+// needs. So when g's slot still shows only its aggregate, tile t folds I_g itself from the
+// previous group (I_{g-GroupTiles}, A_{g-GroupTiles+1} .. A_{g-1}) with the same function the
+// leader uses: the same operations on the same values, so the same bits whichever tile computes
+// it (tested in test_scan_determinism.cu). The price is reading up to 2 x GroupTiles states.
+//
+// 64 tiles per group (tune_scan --deterministic-only, H200, float at 2^28 on the tuned staged
+// shape): 0.901 and 0.902 of copy in two runs beside 0.901 and 0.897 for the plain look-back in
+// the same run; 128 tiles spilled at the 32-register cap (0.895, 0.892). The earlier form, which
+// waited for the leader's own prefix (256 tiles per group), ran at 0.849 against 0.893.
+constexpr int deterministic_group_tiles = 64;
+
+// Lane l of chunk c holds tile leader + 32c + l, lane 0 of chunk 0 the leader's inclusive prefix;
+// combines the first `count` of them (count >= 1) in the fixed association. Every lane gets it.
+template <int Chunks, class T, class Op>
+__device__ __forceinline__ T fold_from_leader(const T (&values)[Chunks], int count, Op op) {
+  T prefix = shuffle_index(values[0], 0);
+  if (count > 1) {
+#pragma unroll
+    for (int c = 0; c < Chunks; ++c) {
+      const int in_chunk = count - c * 32;
+      if (in_chunk > 0) {
+        const T scanned = warp_inclusive_scan(values[c], op);
+        const T chunk_total = shuffle_index(scanned, (in_chunk < 32 ? in_chunk : 32) - 1);
+        prefix = c == 0 ? chunk_total : op(prefix, chunk_total);
+      }
+    }
+  }
+  return prefix;
+}
+
+// Polls, once, the states of one group not yet seen: lane l of chunk c reads tile first + 32c + l,
+// the first `count` of them. With `first_needs_prefix` the first tile counts as seen only once it
+// shows its inclusive prefix. Returns whether this lane has seen all of its tiles.
+template <int Chunks, class T, class State>
+__device__ __forceinline__ bool poll_group(const State& state, long long first, int count, bool first_needs_prefix,
+                                           T (&values)[Chunks], tile_flag (&flags)[Chunks], int lane) {
+  bool all_seen = true;
+#pragma unroll
+  for (int c = 0; c < Chunks; ++c) {
+    const int offset = c * 32 + lane;
+    if (offset < count && flags[c] == flag_none) {
+      const tile_flag flag = state.read(first + offset, values[c]);
+      flags[c] = offset == 0 && first_needs_prefix && flag != flag_prefix ? flag_none : flag;
+    }
+    all_seen = all_seen && (offset >= count || flags[c] != flag_none);
+  }
+  return all_seen;
+}
+
 // All 32 lanes of one warp call this for tile >= 1; every lane gets the prefix.
 template <int GroupTiles, class T, class Op, class State>
 __device__ __forceinline__ T deterministic_look_back(const State& state, long long tile, Op op,
@@ -195,43 +171,32 @@ __device__ __forceinline__ T deterministic_look_back(const State& state, long lo
   const long long leader = (tile - 1) / GroupTiles * GroupTiles;
   const int window = static_cast<int>(tile - leader);  // tiles leader .. tile-1
 
-  T values[chunks];
-  bool ready[chunks];
+  // This group from its leader (whose slot shows its aggregate or its prefix) up to tile - 1, and
+  // the previous group, needed only while the leader shows no prefix (tile 0 publishes only its
+  // prefix, so the first group never needs one).
+  T near[chunks], previous[chunks];
+  tile_flag near_flags[chunks], previous_flags[chunks];
 #pragma unroll
-  for (int c = 0; c < chunks; ++c) ready[c] = c * 32 + lane >= window;  // outside the window
+  for (int c = 0; c < chunks; ++c) near_flags[c] = previous_flags[c] = flag_none;
+  bool leader_has_prefix = false;
   unsigned delay = backoff.first_ns;
   for (;;) {
-    bool all_ready = true;
-#pragma unroll
-    for (int c = 0; c < chunks; ++c) {
-      if (!ready[c]) {
-        const int offset = c * 32 + lane;
-        const tile_flag flag = state.read(leader + offset, values[c]);
-        // The leader's slot must hold its inclusive prefix; the others their aggregates.
-        ready[c] = offset == 0 ? flag == flag_prefix : flag != flag_none;
-        all_ready = all_ready && ready[c];
-      }
+    bool all_seen = poll_group(state, leader, window, leader == 0, near, near_flags, lane);
+    leader_has_prefix = __shfl_sync(full_warp_mask, near_flags[0] == flag_prefix, 0) != 0;
+    if (!leader_has_prefix && leader > 0) {
+      all_seen = poll_group(state, leader - GroupTiles, GroupTiles, true, previous, previous_flags, lane) && all_seen;
     }
-    if (__all_sync(full_warp_mask, all_ready)) break;
+    if (__all_sync(full_warp_mask, all_seen)) break;
     if (delay > 0) __nanosleep(delay);
     delay = delay * 2 < backoff.max_ns ? delay * 2 : backoff.max_ns;
   }
 
-  T prefix = shuffle_index(values[0], 0);  // I_leader
-  if (window > 1) {
-    // Lane 0 of chunk 0 already is the leader's prefix, so folding chunk 0 from lane 0 gives
-    // I_leader op A_{leader+1} op ...; later chunks are folded on their own and appended.
-#pragma unroll
-    for (int c = 0; c < chunks; ++c) {
-      const int count = window - c * 32;  // valid lanes in this chunk
-      if (count > 0) {
-        const T scanned = warp_inclusive_scan(values[c], op);
-        const T chunk_total = shuffle_index(scanned, (count < 32 ? count : 32) - 1);
-        prefix = c == 0 ? chunk_total : op(prefix, chunk_total);
-      }
-    }
+  if (!leader_has_prefix) {  // I_g = E_g op A_g, exactly as leader g publishes it
+    const T leader_exclusive = fold_from_leader(previous, GroupTiles, op);
+    const T leader_inclusive = op(leader_exclusive, shuffle_index(near[0], 0));
+    if (lane == 0) near[0] = leader_inclusive;
   }
-  return prefix;
+  return fold_from_leader(near, window, op);
 }
 
 }  // namespace scankit::device_detail
