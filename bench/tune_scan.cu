@@ -370,7 +370,7 @@ std::string residency() {
          " B local, " + std::to_string(per_sm) + " blocks/SM)";
 }
 
-// The deterministic look-back (group sizes 64 and 128) beside the plain look-back (32- and
+// The deterministic look-back (group sizes 64, 128 and 256) beside the plain look-back (32- and
 // 64-tile windows) on the tuned staged shape, twice in alternation. For integers the
 // deterministic association gives the same result, so it is a look-back like any other there.
 template <class Tuned, int Group>
@@ -399,6 +399,9 @@ void deterministic_sweep(const char* name, long long n) {
     t.template direct<with_group<tuned, 128>, tile_prefix_source::deterministic_look_back>(
         "tuned staged, deterministic, groups of 128" +
         residency<T, with_group<tuned, 128>, tile_prefix_source::deterministic_look_back>());
+    t.template direct<with_group<tuned, 256>, tile_prefix_source::deterministic_look_back>(
+        "tuned staged, deterministic, groups of 256" +
+        residency<T, with_group<tuned, 256>, tile_prefix_source::deterministic_look_back>());
   }
 }
 
@@ -468,6 +471,8 @@ int main(int argc, char** argv) {
     deterministic_sweep<double>("double", n);
     deterministic_sweep<std::int64_t>("int64", n);
     deterministic_sweep<std::int32_t>("int32", n);
+    deterministic_sweep<std::int8_t>("int8", n);
+    deterministic_sweep<std::int16_t>("int16", n);
     return write_json(json);
   }
   if (caps_only) {

@@ -127,7 +127,7 @@ class ScanTypes : public ::testing::Test {
   }
 
   // Every explicit strategy (and the deterministic look-back) for every operator, on sizes
-  // spanning several tiles and, for the deterministic look-back, several groups of 256 tiles.
+  // spanning several tiles and, for the deterministic look-back, several groups (64 or 128 tiles).
   void check_every_strategy() {
     SCANKIT_SEEDED(seed);
     std::mt19937_64 rng(seed);

@@ -160,13 +160,13 @@ __global__ void publish_states_kernel(device_detail::tile_state<T> state, const 
 
 // One warp per tile: the deterministic look-back of tiles first, first + 1, ... (all published,
 // so nothing waits).
-template <class T>
+template <int Group, class T>
 __global__ void deterministic_prefixes_kernel(device_detail::tile_state<T> state, long long first, T* prefixes) {
-  prefixes[blockIdx.x] = device_detail::deterministic_look_back<device_detail::deterministic_group_tiles, T>(
+  prefixes[blockIdx.x] = device_detail::deterministic_look_back<Group, T>(
       state, first + blockIdx.x, plus_op{}, device_detail::look_back_backoff{0, 0});
 }
 
-template <class T>
+template <class T, int Group>
 class deterministic_states {
  public:
   explicit deterministic_states(long long tiles)
@@ -184,7 +184,7 @@ class deterministic_states {
   // Exclusive prefixes of tiles first .. first + count - 1.
   std::vector<T> prefixes(long long first, long long count) {
     device_buffer<T> out(static_cast<std::size_t>(count));
-    deterministic_prefixes_kernel<<<static_cast<unsigned>(count), 32>>>(state_, first, out.data());
+    deterministic_prefixes_kernel<Group><<<static_cast<unsigned>(count), 32>>>(state_, first, out.data());
     SCANKIT_CUDA_CHECK(cudaGetLastError());
     sync_device();
     return out.download();
@@ -201,16 +201,17 @@ class deterministic_states {
 // Every tile's prefix, first with its leader's prefix published (the leader's own path), then
 // with the leader showing only its aggregate (the tile folds the leader's prefix from the group
 // before): both must give the same bits, and be close to the exact sums.
-template <class T>
+template <class T, int Group>
 void check_leader_prefix_paths() {
   SCANKIT_SEEDED(seed);
-  constexpr long long group = device_detail::deterministic_group_tiles;
+  SCOPED_TRACE("groups of " + std::to_string(Group));
+  constexpr long long group = Group;
   const long long tiles = 4 * group + 29;
   const std::vector<T> aggregates = random_reals<T>(tiles, seed);
   std::vector<int> flags(static_cast<std::size_t>(tiles), device_detail::flag_aggregate);
   std::vector<T> values = aggregates;
   flags[0] = device_detail::flag_prefix;  // tile 0's prefix is its aggregate
-  deterministic_states<T> states(tiles);
+  deterministic_states<T, Group> states(tiles);
   states.publish(flags, values);
   // Leaders in order, each from its predecessor's published prefix, as the kernels publish them.
   for (long long leader = group; leader < tiles; leader += group) {
@@ -249,8 +250,10 @@ void check_leader_prefix_paths() {
 
 TEST(DeterministicLookBack, LeaderPrefixFoldedByItsSuccessorsHasTheSameBits) {
   SCANKIT_REQUIRE_GPU();
-  check_leader_prefix_paths<float>();
-  check_leader_prefix_paths<double>();
+  // The default group size and the tuned 4-byte one (scan_policy.cuh).
+  check_leader_prefix_paths<float, device_detail::deterministic_group_tiles>();
+  check_leader_prefix_paths<float, 128>();
+  check_leader_prefix_paths<double, device_detail::deterministic_group_tiles>();
 }
 
 }  // namespace

@@ -39,8 +39,8 @@ using staged = device_detail::prefetching_staged_policy<BlockThreads, ChunksPerT
 
 template <class Policy>
 constexpr bool is_staged_policy = false;
-template <int B, int V, int M, int L, unsigned F, unsigned X, int A, bool W>
-constexpr bool is_staged_policy<device_detail::staged_scan_policy<B, V, M, L, F, X, A, W>> = true;
+template <int B, int V, int M, int L, unsigned F, unsigned X, int A, bool W, int G>
+constexpr bool is_staged_policy<device_detail::staged_scan_policy<B, V, M, L, F, X, A, W, G>> = true;
 
 // The register-kernel policy (also used by the multi-launch strategies and small inputs).
 template <class Policy, class T>

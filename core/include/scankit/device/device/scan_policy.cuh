@@ -43,7 +43,7 @@ struct scan_tuning {
 // threads scan the tile (scan_staged_kernel.cuh).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, int LookBackTilesPerLane = 1,
           unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024, int PrefetchTilesAhead = 0,
-          bool LookBackWarp = false>
+          bool LookBackWarp = false, int DeterministicGroupTiles = deterministic_group_tiles>
 struct staged_scan_policy {
   static_assert(BlockThreads >= 32 && BlockThreads + (LookBackWarp ? 32 : 0) <= 1024 && BlockThreads % 32 == 0,
                 "the block must be whole warps, at most 1024 threads");
@@ -58,7 +58,7 @@ struct staged_scan_policy {
   static constexpr int prefetch_tiles_ahead = PrefetchTilesAhead;
   static constexpr bool look_back_warp = LookBackWarp;
   static constexpr int launch_threads = BlockThreads + (LookBackWarp ? 32 : 0);
-  static constexpr int deterministic_group_tiles = device_detail::deterministic_group_tiles;
+  static constexpr int deterministic_group_tiles = DeterministicGroupTiles;
 };
 
 // Tuned for the H200 (bench/tune_scan.cu sweeps the alternatives; bench/results/ holds the runs,
@@ -74,19 +74,25 @@ struct staged_scan_policy {
 //   (64 registers, 4 blocks/SM; 256+32 fits only 3) 0.860 -> 0.880; int8 256+32 at 5 blocks/SM
 //   0.805 -> 0.830. Forcing 8-byte values to 5 or 6 blocks spilled (0.33 and 0.21); 2- and
 //   16-byte values were not measured with it and keep the plain staged kernel.
+// * The deterministic look-back's group size (look_back.cuh): 4-byte values 128 tiles (float
+//   0.903 and 0.902 of copy against 0.892 and 0.894 at 64, plain look-back 0.893 in the same run),
+//   other sizes 64 (double 0.825 against 0.799 at 128; 256 spills or loses residency everywhere).
+//   The grouped look-back is not faster than the plain one for the non-deterministic scans of
+//   any size by more than run-to-run variation, so those keep the plain one.
 constexpr int staged_prefetch_bytes_ahead = 4 << 20;
 
 // A staged shape with the tuned prefetch distance (also scankit::device::staged, scan.cuh).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false,
-          int LookBackTilesPerLane = 1>
+          int LookBackTilesPerLane = 1, int DeterministicGroupTiles = deterministic_group_tiles>
 using prefetching_staged_policy =
     staged_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane, 32, 1024,
-                       staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16), LookBackWarp>;
+                       staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16), LookBackWarp,
+                       DeterministicGroupTiles>;
 
 template <class T>
 struct staged_scan_tuning {
   using policy = std::conditional_t<
-      sizeof(T) == 4, prefetching_staged_policy<256, 8, 6, true>,
+      sizeof(T) == 4, prefetching_staged_policy<256, 8, 6, true, 1, 128>,
       std::conditional_t<
           sizeof(T) == 8, prefetching_staged_policy<224, 8, 1, true>,
           std::conditional_t<sizeof(T) == 1, prefetching_staged_policy<256, 8, 5, true>,

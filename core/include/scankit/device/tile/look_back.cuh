@@ -117,9 +117,10 @@ namespace scankit::device_detail {
 // leader uses: the same operations on the same values, so the same bits whichever tile computes
 // it (tested in test_scan_determinism.cu). The price is reading up to 2 x GroupTiles states.
 //
-// 64 tiles per group (tune_scan --deterministic-only, H200, float at 2^28 on the tuned staged
-// shape): 0.901 and 0.902 of copy in two runs beside 0.901 and 0.897 for the plain look-back in
-// the same run; 128 tiles spilled at the 32-register cap (0.895, 0.892). The earlier form, which
+// This is the default group size (the register kernel, explicit staged shapes); the tuned staged
+// shapes set their own (scan_policy.cuh: 128 for 4-byte values, where it measured faster). Groups
+// of 64 on the H200 (tune_scan --deterministic-only, 2^28): float 0.892-0.902 of copy over three
+// runs, each time within 0.01 of the plain look-back in the same run; the earlier form, which
 // waited for the leader's own prefix (256 tiles per group), ran at 0.849 against 0.893.
 constexpr int deterministic_group_tiles = 64;
 
@@ -143,20 +144,25 @@ __device__ __forceinline__ T fold_from_leader(const T (&values)[Chunks], int cou
 }
 
 // Polls, once, the states of one group not yet seen: lane l of chunk c reads tile first + 32c + l,
-// the first `count` of them. With `first_needs_prefix` the first tile counts as seen only once it
-// shows its inclusive prefix. Returns whether this lane has seen all of its tiles.
+// the first `count` of them; bit c of `seen` records that chunk c's tile has been seen. With
+// `first_needs_prefix` the first tile counts as seen only once it shows its inclusive prefix;
+// `first_flag` gets the flag read for the first tile. Returns whether this lane has seen all of
+// its tiles. (Bits rather than an array of flags: the look-back warp shares the scanning
+// threads' register cap.)
 template <int Chunks, class T, class State>
 __device__ __forceinline__ bool poll_group(const State& state, long long first, int count, bool first_needs_prefix,
-                                           T (&values)[Chunks], tile_flag (&flags)[Chunks], int lane) {
+                                           T (&values)[Chunks], unsigned& seen, tile_flag& first_flag, int lane) {
+  static_assert(Chunks <= 32, "one bit per chunk");
   bool all_seen = true;
 #pragma unroll
   for (int c = 0; c < Chunks; ++c) {
     const int offset = c * 32 + lane;
-    if (offset < count && flags[c] == flag_none) {
+    if (offset < count && (seen & (1u << c)) == 0) {
       const tile_flag flag = state.read(first + offset, values[c]);
-      flags[c] = offset == 0 && first_needs_prefix && flag != flag_prefix ? flag_none : flag;
+      if (offset == 0) first_flag = flag;
+      if (flag != flag_none && !(offset == 0 && first_needs_prefix && flag != flag_prefix)) seen |= 1u << c;
     }
-    all_seen = all_seen && (offset >= count || flags[c] != flag_none);
+    all_seen = all_seen && (offset >= count || (seen & (1u << c)) != 0);
   }
   return all_seen;
 }
@@ -175,16 +181,17 @@ __device__ __forceinline__ T deterministic_look_back(const State& state, long lo
   // the previous group, needed only while the leader shows no prefix (tile 0 publishes only its
   // prefix, so the first group never needs one).
   T near[chunks], previous[chunks];
-  tile_flag near_flags[chunks], previous_flags[chunks];
-#pragma unroll
-  for (int c = 0; c < chunks; ++c) near_flags[c] = previous_flags[c] = flag_none;
+  unsigned near_seen = 0, previous_seen = 0;
+  tile_flag leader_flag = flag_none, previous_leader_flag = flag_none;
   bool leader_has_prefix = false;
   unsigned delay = backoff.first_ns;
   for (;;) {
-    bool all_seen = poll_group(state, leader, window, leader == 0, near, near_flags, lane);
-    leader_has_prefix = __shfl_sync(full_warp_mask, near_flags[0] == flag_prefix, 0) != 0;
+    bool all_seen = poll_group(state, leader, window, leader == 0, near, near_seen, leader_flag, lane);
+    leader_has_prefix = __shfl_sync(full_warp_mask, leader_flag == flag_prefix, 0) != 0;
     if (!leader_has_prefix && leader > 0) {
-      all_seen = poll_group(state, leader - GroupTiles, GroupTiles, true, previous, previous_flags, lane) && all_seen;
+      all_seen = poll_group(state, leader - GroupTiles, GroupTiles, true, previous, previous_seen,
+                            previous_leader_flag, lane) &&
+                 all_seen;
     }
     if (__all_sync(full_warp_mask, all_seen)) break;
     if (delay > 0) __nanosleep(delay);
