@@ -219,8 +219,6 @@ struct type_bench {
   template <class Staged>
   void capped(int blocks_per_sm, const std::string& label) {
     using namespace scankit::device_detail;
-    constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
-    const long long tiles = (n + tile_items - 1) / tile_items;
     auto* kernel = scan_staged_tiles_kernel<Staged, tile_prefix_source::decoupled_look_back, T, scankit::plus_op>;
     cudaFuncAttributes attributes{};
     SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
@@ -232,32 +230,28 @@ struct type_bench {
     SCANKIT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, pad));
     int active = 0;
     SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, kernel, Staged::launch_threads, pad));
-    auto launch = [&] {
-      const scankit::workspace_view view =
-          ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
-                     tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
-      const scan_tiles_args<T> args = single_pass_args(in, out, n, tiles, false, T{}, view, Staged::backoff);
-      kernel<<<static_cast<unsigned>(tiles), Staged::launch_threads, pad>>>(args, scankit::plus_op{});
-    };
-    measure(label + " cap " + std::to_string(active) + " blocks/SM", launch);
+    measure(label + " cap " + std::to_string(active) + " blocks/SM",
+            [&] { launch_staged<Staged, tile_prefix_source::decoupled_look_back>(pad); });
   }
 
   // A staged policy launched directly with the given prefix source (policies that the template
   // API does not take, e.g. derived structs overriding one tuning constant). Checked against CUB.
   template <class Staged, scankit::device_detail::tile_prefix_source Source>
   void direct(const std::string& label) {
+    measure(label, [&] { launch_staged<Staged, Source>(0); });
+  }
+
+  // One launch of the staged kernel on the whole input, `pad` bytes of dynamic shared memory per block.
+  template <class Staged, scankit::device_detail::tile_prefix_source Source>
+  void launch_staged(int pad) {
     using namespace scankit::device_detail;
     constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
     const long long tiles = (n + tile_items - 1) / tile_items;
-    auto launch = [&] {
-      const scankit::workspace_view view =
-          ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
-                     tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
-      const scan_tiles_args<T> args = single_pass_args(in, out, n, tiles, false, T{}, view, Staged::backoff);
-      scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op>
-          <<<static_cast<unsigned>(tiles), Staged::launch_threads>>>(args, scankit::plus_op{});
-    };
-    measure(label, launch);
+    const scankit::workspace_view view = ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
+                                                    tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
+    const scan_tiles_args<T> args = single_pass_args(in, out, n, tiles, false, T{}, view, Staged::backoff);
+    scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op>
+        <<<static_cast<unsigned>(tiles), Staged::launch_threads, pad>>>(args, scankit::plus_op{});
   }
 
   // Timing only (no check): the staged kernel's tile movement alone, and its scan without the
@@ -325,18 +319,24 @@ template <int B, int V, int MinBlocks = 1>
 using look_back_warp = scankit::device_detail::staged_scan_policy<B, V, MinBlocks, 1, 32, 1024,
                                                                   (4 << 20) / (B * V * 16), true>;
 
-template <class T, int B, int V, int MinBlocks = 1>
-std::string look_back_warp_label() {
+// " (R regs, L B local, K blocks/SM)" of a staged policy's kernel.
+template <class T, class Staged,
+          scankit::device_detail::tile_prefix_source Source = scankit::device_detail::tile_prefix_source::decoupled_look_back>
+std::string residency() {
   using namespace scankit::device_detail;
-  auto* kernel = scan_staged_tiles_kernel<look_back_warp<B, V, MinBlocks>, tile_prefix_source::decoupled_look_back, T,
-                                          scankit::plus_op>;
+  auto* kernel = scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op>;
   cudaFuncAttributes attributes{};
   SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   int per_sm = 0;
-  SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, B + 32, 0));
+  SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Staged::launch_threads, 0));
+  return " (" + std::to_string(attributes.numRegs) + " regs, " + std::to_string(attributes.localSizeBytes) +
+         " B local, " + std::to_string(per_sm) + " blocks/SM)";
+}
+
+template <class T, int B, int V, int MinBlocks = 1>
+std::string look_back_warp_label() {
   return "staged b" + std::to_string(B) + "+32 v" + std::to_string(V) + " minb" + std::to_string(MinBlocks) +
-         " look-back warp, L2 4 MiB (" + std::to_string(attributes.numRegs) + " regs, " + std::to_string(per_sm) +
-         " blocks/SM)";
+         " look-back warp, L2 4 MiB" + residency<T, look_back_warp<B, V, MinBlocks>>();
 }
 
 // The staged kernel with the L2 prefetch, then with a look-back warp in several shapes.
@@ -354,20 +354,6 @@ void prefetch_sweep(const char* name, long long n) {
   t.template variant<look_back_warp<96, 16>>(look_back_warp_label<T, 96, 16>());
   t.template variant<look_back_warp<480, 4>>(look_back_warp_label<T, 480, 4>());
   t.template variant<look_back_warp<128, 8>>(look_back_warp_label<T, 128, 8>());
-}
-
-// " (R regs, L B local, K blocks/SM)" of a staged policy's kernel.
-template <class T, class Staged,
-          scankit::device_detail::tile_prefix_source Source = scankit::device_detail::tile_prefix_source::decoupled_look_back>
-std::string residency() {
-  using namespace scankit::device_detail;
-  auto* kernel = scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op>;
-  cudaFuncAttributes attributes{};
-  SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  int per_sm = 0;
-  SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Staged::launch_threads, 0));
-  return " (" + std::to_string(attributes.numRegs) + " regs, " + std::to_string(attributes.localSizeBytes) +
-         " B local, " + std::to_string(per_sm) + " blocks/SM)";
 }
 
 // The deterministic look-back (group sizes 64, 128 and 256) beside the plain look-back (32- and

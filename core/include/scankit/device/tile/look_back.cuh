@@ -116,6 +116,8 @@ namespace scankit::device_detail {
 // previous group (I_{g-GroupTiles}, A_{g-GroupTiles+1} .. A_{g-1}) with the same function the
 // leader uses: the same operations on the same values, so the same bits whichever tile computes
 // it (tested in test_scan_determinism.cu). The price is reading up to 2 x GroupTiles states.
+// Memory order as in the plain look-back (tile_state.cuh): every value read travels in the same
+// single-copy-atomic word as its status, and nothing else is read.
 //
 // This is the default group size (the register kernel, explicit staged shapes); the tuned staged
 // shapes set their own (scan_policy.cuh: 128 for 4-byte values, where it measured faster). Groups
