@@ -3,7 +3,7 @@
 // cub::DeviceScan::InclusiveSum on the same data. Each variant is checked against CUB first.
 //
 //   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only |
-//             --deterministic-only | --wide-only]
+//             --deterministic-only | --wide-only | --tiles-only]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
 #include <cmath>
@@ -405,6 +405,40 @@ void wide_residency_sweep(const char* name, long long n) {
   t.template variant<look_back_warp<224, 8>>(look_back_warp_label<T, 224, 8>());
 }
 
+// One staged shape with the decoupled look-back, labelled with its tile size and residency.
+template <class T, class Policy>
+void tile_variant(type_bench<T>& t, const std::string& what) {
+  t.template direct<Policy, scankit::device_detail::tile_prefix_source::decoupled_look_back>(
+      what + " " + std::to_string(Policy::tile_bytes / 1024) + " KiB tiles" + residency<T, Policy>());
+}
+
+// Larger tiles: more bytes of tiles resident per SM (shared memory holds 6 x 32 KiB of the tuned
+// 4-byte shape, 4 x 28 KiB of the 8-byte one) and fewer tiles, so fewer look-backs per byte. The
+// tuned shape runs first and last, so drift between the two shows the run-to-run spread.
+template <class T>
+void tile_size_sweep(const char* name, long long n) {
+  using tuned = typename scankit::device_detail::staged_scan_tuning<T>::policy;
+  type_bench<T> t(name, n);
+  tile_variant<T, tuned>(t, "tuned");
+  if constexpr (sizeof(T) == 8) {
+    tile_variant<T, look_back_warp<224, 10, 4>>(t, "b224+32 v10 minb4");
+    tile_variant<T, look_back_warp<224, 12, 4>>(t, "b224+32 v12 minb4");
+    tile_variant<T, look_back_warp<192, 14, 4>>(t, "b192+32 v14 minb4");
+    tile_variant<T, look_back_warp<256, 11, 3>>(t, "b256+32 v11 minb3");
+    tile_variant<T, look_back_warp<160, 16, 5>>(t, "b160+32 v16 minb5");
+    tile_variant<T, look_back_warp<128, 20, 5>>(t, "b128+32 v20 minb5");
+  } else {
+    tile_variant<T, look_back_warp<256, 9, 6>>(t, "b256+32 v9 minb6");
+    tile_variant<T, look_back_warp<288, 8, 6>>(t, "b288+32 v8 minb6");
+    tile_variant<T, look_back_warp<224, 10, 6>>(t, "b224+32 v10 minb6");
+    tile_variant<T, look_back_warp<192, 12, 6>>(t, "b192+32 v12 minb6");
+    tile_variant<T, look_back_warp<128, 18, 6>>(t, "b128+32 v18 minb6");
+    tile_variant<T, look_back_warp<256, 10, 5>>(t, "b256+32 v10 minb5");
+    tile_variant<T, look_back_warp<256, 11, 5>>(t, "b256+32 v11 minb5");
+  }
+  tile_variant<T, tuned>(t, "tuned");
+}
+
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
 int write_json(const char* json) {
   cudaDeviceProp prop{};
@@ -426,6 +460,7 @@ int main(int argc, char** argv) {
   bool prefetch_only = false;  // only the L2-prefetch sweep
   bool deterministic_only = false;  // only the deterministic look-back's group sizes
   bool wide_only = false;           // only the 8-byte residency shapes
+  bool tiles_only = false;          // only the larger-tile shapes
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
@@ -434,6 +469,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--prefetch-only")) prefetch_only = true;
     else if (!std::strcmp(argv[i], "--deterministic-only")) deterministic_only = true;
     else if (!std::strcmp(argv[i], "--wide-only")) wide_only = true;
+    else if (!std::strcmp(argv[i], "--tiles-only")) tiles_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
@@ -445,6 +481,13 @@ int main(int argc, char** argv) {
     prefetch_sweep<std::int64_t>("int64", n);
     prefetch_sweep<std::int8_t>("int8", n);
     prefetch_sweep<std::int16_t>("int16", n);
+    return write_json(json);
+  }
+  if (tiles_only) {
+    tile_size_sweep<std::int32_t>("int32", n);
+    tile_size_sweep<float>("float", n);
+    tile_size_sweep<std::int64_t>("int64", n);
+    tile_size_sweep<double>("double", n);
     return write_json(json);
   }
   if (wide_only) {

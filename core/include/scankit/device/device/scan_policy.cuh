@@ -48,7 +48,8 @@ struct staged_scan_policy {
   static_assert(BlockThreads >= 32 && BlockThreads + (LookBackWarp ? 32 : 0) <= 1024 && BlockThreads % 32 == 0,
                 "the block must be whole warps, at most 1024 threads");
   static_assert(ChunksPerThread >= 1, "chunks per thread must be positive");
-  static_assert(BlockThreads * ChunksPerThread * 16 <= 40 * 1024, "a staged tile must fit in static shared memory");
+  static_assert(BlockThreads * ChunksPerThread * 16 <= 46 * 1024,
+                "a staged tile (and the block scan's storage beside it) must fit in 48 KiB of static shared memory");
   static constexpr int block_threads = BlockThreads;
   static constexpr int chunks_per_thread = ChunksPerThread;
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
