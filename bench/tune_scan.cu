@@ -3,8 +3,7 @@
 // cub::DeviceScan::InclusiveSum on the same data. Each variant is checked against CUB first.
 //
 //   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only |
-//             --deterministic-only | --wide-only | --tiles-only |
-//             --ahead-only]
+//             --deterministic-only | --wide-only | --tiles-only]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
 #include <cmath>
@@ -440,39 +439,6 @@ void tile_size_sweep(const char* name, long long n) {
   tile_variant<T, tuned>(t, "tuned");
 }
 
-// The reduce-ahead (scan_staged_kernel.cuh): the block of tile t publishes the aggregate of tile
-// t + Ahead, read from L2 after the prefetch (PrefetchTiles ahead) brought it there.
-template <class Tuned, int Ahead, int PrefetchTiles>
-struct with_reduce_ahead : Tuned {
-  static constexpr int reduce_ahead_tiles = Ahead;
-  static constexpr int prefetch_tiles_ahead = PrefetchTiles;
-};
-
-template <class T, int Ahead, int PrefetchTiles>
-void reduce_ahead_variant(type_bench<T>& t) {
-  using namespace scankit::device_detail;
-  using policy = with_reduce_ahead<typename staged_scan_tuning<T>::policy, Ahead, PrefetchTiles>;
-  t.template direct<policy, tile_prefix_source::decoupled_look_back>(
-      "tuned, reduce-ahead " + std::to_string(Ahead) + " tiles, L2 prefetch " + std::to_string(PrefetchTiles) +
-      " tiles" + residency<T, policy>());
-}
-
-template <class T>
-void reduce_ahead_sweep(const char* name, long long n) {
-  using namespace scankit::device_detail;
-  using tuned = typename staged_scan_tuning<T>::policy;
-  constexpr int P = tuned::prefetch_tiles_ahead;
-  type_bench<T> t(name, n);
-  t.template direct<tuned, tile_prefix_source::decoupled_look_back>("tuned" + residency<T, tuned>());
-  reduce_ahead_variant<T, P / 4, P>(t);
-  reduce_ahead_variant<T, P / 2, P>(t);
-  reduce_ahead_variant<T, 3 * P / 4, P>(t);
-  reduce_ahead_variant<T, P, 2 * P>(t);
-  reduce_ahead_variant<T, P / 2, 2 * P>(t);
-  reduce_ahead_variant<T, 8, P>(t);
-  t.template direct<tuned, tile_prefix_source::decoupled_look_back>("tuned" + residency<T, tuned>());
-}
-
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
 int write_json(const char* json) {
   cudaDeviceProp prop{};
@@ -495,7 +461,6 @@ int main(int argc, char** argv) {
   bool deterministic_only = false;  // only the deterministic look-back's group sizes
   bool wide_only = false;           // only the 8-byte residency shapes
   bool tiles_only = false;          // only the larger-tile shapes
-  bool ahead_only = false;          // only the reduce-ahead
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
@@ -505,7 +470,6 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--deterministic-only")) deterministic_only = true;
     else if (!std::strcmp(argv[i], "--wide-only")) wide_only = true;
     else if (!std::strcmp(argv[i], "--tiles-only")) tiles_only = true;
-    else if (!std::strcmp(argv[i], "--ahead-only")) ahead_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
@@ -517,14 +481,6 @@ int main(int argc, char** argv) {
     prefetch_sweep<std::int64_t>("int64", n);
     prefetch_sweep<std::int8_t>("int8", n);
     prefetch_sweep<std::int16_t>("int16", n);
-    return write_json(json);
-  }
-  if (ahead_only) {
-    reduce_ahead_sweep<std::int32_t>("int32", n);
-    reduce_ahead_sweep<float>("float", n);
-    reduce_ahead_sweep<std::int64_t>("int64", n);
-    reduce_ahead_sweep<double>("double", n);
-    reduce_ahead_sweep<std::int8_t>("int8", n);
     return write_json(json);
   }
   if (tiles_only) {

@@ -60,7 +60,6 @@ struct staged_scan_policy {
   static constexpr bool look_back_warp = LookBackWarp;
   static constexpr int launch_threads = BlockThreads + (LookBackWarp ? 32 : 0);
   static constexpr int deterministic_group_tiles = DeterministicGroupTiles;
-  static constexpr int reduce_ahead_tiles = 0;  // scan_staged_kernel.cuh, reduce_tile_ahead
 };
 
 // Tuned for the H200 (bench/tune_scan.cu sweeps the alternatives; bench/results/ holds the runs,

@@ -56,7 +56,6 @@ struct staged_kernel_storage {
   using block_scan = block_scan_warp_of_warps<lanes, shape::block_threads, barrier>;
   typename stage::storage staged;
   typename block_scan::storage scan_storage;
-  typename block_scan::storage ahead_storage;  // the reduce-ahead's scan (below): never the tile's own
   T tile_prefix;
   std::uint32_t tile_id;
 };
@@ -131,87 +130,6 @@ __device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T>& 
   }
 }
 
-// Reduce-ahead (StagedPolicy::reduce_ahead_tiles = D > 0, decoupled look-back with a look-back
-// warp): the block of tile t also reads tile t + D, which the L2 prefetch has already brought
-// into L2, reduces it, and publishes its aggregate. Every tile's aggregate is then published
-// long before its own block has even drawn its ticket, so look-backs no longer wait for the
-// slowest predecessor's load; and the look-back warp of tile t + D, which finds its own aggregate
-// published, publishes its inclusive prefix the moment its look-back ends, without waiting for its
-// own tile to load. Cost: the tile is read a second time, from L2.
-//
-// Which tiles are reduced ahead is a pure function of the tile id, evaluated identically by the
-// block that reduces and by the tile's own block: tiles D.. that are whole, when the input is not
-// also the output. (In place, the tile's own block could store over the input before the
-// reduce-ahead has read it; the relaxed tile state orders nothing but itself, see tile_state.cuh.)
-//
-// Memory order: the aggregate (written by tile t's block) and the inclusive prefix (written by
-// tile t + D's look-back warp) share tile t + D's state word. The prefix is written only after
-// the same warp has read the aggregate from that word, so by read-write coherence the prefix
-// follows the aggregate in the word's modification order: no reader sees the aggregate after the
-// prefix. Deadlock: tile t + D's look-back warp waits for a block with a smaller ticket (already
-// running), which publishes the aggregate before it waits on anything.
-template <class StagedPolicy, tile_prefix_source Source, class T>
-__device__ __forceinline__ bool aggregate_reduced_ahead(const scan_tiles_args<T>& args, long long tile) {
-  constexpr int D = StagedPolicy::reduce_ahead_tiles;
-  if constexpr (D > 0 && StagedPolicy::look_back_warp && Source == tile_prefix_source::decoupled_look_back) {
-    using shape = staged_shape<StagedPolicy, T>;
-    return tile >= D && tile < args.tiles && args.n - tile * shape::tile_items >= shape::tile_items &&
-           static_cast<const void*>(args.in) != static_cast<const void*>(args.out);
-  } else {
-    return false;
-  }
-}
-
-// The scanning threads: tile `ahead`'s aggregate, published. Loads go in two halves, so that no
-// more than half the tile's chunks occupy a thread's registers at once (the 4-byte shape runs at
-// 32 registers). The association is the tile scan's own: each chunk, then threads, then stripes.
-template <class StagedPolicy, class T, class Op>
-__device__ __forceinline__ void reduce_tile_ahead(const scan_tiles_args<T>& args, long long ahead,
-                                                  staged_kernel_storage<StagedPolicy, T>& s, Op op) {
-  using storage_t = staged_kernel_storage<StagedPolicy, T>;
-  using shape = staged_shape<StagedPolicy, T>;
-  using lanes = typename storage_t::lanes;
-  constexpr int B = shape::block_threads;
-  constexpr int V = shape::stripes;
-  constexpr int P = shape::items_per_chunk;
-  constexpr int half = (V + 1) / 2;
-  const int4* chunks = reinterpret_cast<const int4*>(args.in + ahead * shape::tile_items) + threadIdx.x;
-  lanes partials;
-#pragma unroll
-  for (int first = 0; first < V; first += half) {
-    int4 loaded[half];
-#pragma unroll
-    for (int v = 0; v < half; ++v)
-      if (first + v < V) loaded[v] = __ldcg(chunks + (first + v) * B);
-#pragma unroll
-    for (int v = 0; v < half; ++v) {
-      if (first + v < V) {
-        T items[P];
-        unpack_chunk(loaded[v], items);
-        partials.lane[first + v] = thread_reduce(items, op);
-      }
-    }
-  }
-  const block_scan_result<lanes> scanned = storage_t::block_scan::scan(partials, s.ahead_storage, lanewise<Op>{op});
-  if (threadIdx.x == 0) args.state.publish(ahead, flag_aggregate, combine_lanes(scanned.aggregate, op));
-}
-
-// The look-back warp's lane 0, for a tile whose aggregate was reduced ahead: waits for it (it is
-// almost always there; `early` holds a read issued before the look-back) and publishes the
-// inclusive prefix.
-template <class T, class Op>
-__device__ __forceinline__ void publish_prefix_with_aggregate_ahead(const scan_tiles_args<T>& args, long long tile,
-                                                                     const T& before, tile_flag early_flag,
-                                                                     T early, Op op) {
-  unsigned delay = args.backoff.first_ns;
-  while (early_flag == flag_none) {
-    if (delay > 0) __nanosleep(delay);
-    delay = delay * 2 < args.backoff.max_ns ? delay * 2 : args.backoff.max_ns;
-    early_flag = args.state.read(tile, early);
-  }
-  args.state.publish(tile, flag_prefix, op(before, early));
-}
-
 // With a look-back warp (StagedPolicy::look_back_warp), the block is BlockThreads scanning threads
 // plus one warp that starts the look-back as soon as the ticket is drawn, while the tile is still
 // loading and being scanned: a tile's exclusive prefix depends only on its predecessors, so the
@@ -261,15 +179,9 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     if (threadIdx.x >= B) {
       if constexpr (single_pass) {
         if (tile > 0) {
-          const bool ahead = aggregate_reduced_ahead<StagedPolicy, Source>(args, tile);
-          T own{};
-          const tile_flag own_flag = ahead && lane_id() == 0 ? args.state.read(tile, own) : flag_none;
           const T before = look_back_exclusive<Source, StagedPolicy::look_back_tiles_per_lane,
                                                StagedPolicy::deterministic_group_tiles>(args, tile, op);
-          if (lane_id() == 0) {
-            if (ahead) publish_prefix_with_aggregate_ahead(args, tile, before, own_flag, own, op);
-            s.tile_prefix = before;
-          }
+          if (lane_id() == 0) s.tile_prefix = before;
         }
         hand_over::sync();  // hands the prefix over; the scanning threads arrive after their scan
       }
@@ -277,9 +189,6 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     }
   }
 
-  if (aggregate_reduced_ahead<StagedPolicy, Source>(args, tile + StagedPolicy::reduce_ahead_tiles)) {
-    reduce_tile_ahead<StagedPolicy>(args, tile + StagedPolicy::reduce_ahead_tiles, s, op);
-  }
   stage::complete(s.staged, args.in, args.n, tile);
   const int thread = static_cast<int>(threadIdx.x);
   const int4* chunks = s.staged.chunks;
@@ -298,14 +207,13 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
 
   optional_prefix<T> tile_prefix;
   if constexpr (StagedPolicy::look_back_warp && single_pass) {
-    const bool ahead = aggregate_reduced_ahead<StagedPolicy, Source>(args, tile);  // then the look-back warp publishes
-    if (threadIdx.x == 0 && !ahead) publish_tile_aggregate<Source>(args, tile, aggregate, op);
+    if (threadIdx.x == 0) publish_tile_aggregate<Source>(args, tile, aggregate, op);
     hand_over::sync();
     if (tile == 0) {
       tile_prefix = first_tile_prefix(args);
     } else {
       tile_prefix = {true, s.tile_prefix};
-      if (threadIdx.x == 0 && !ahead) {
+      if (threadIdx.x == 0) {
         publish_tile_prefix<Source, StagedPolicy::deterministic_group_tiles>(args, tile, tile_prefix.value, aggregate,
                                                                              op);
       }
