@@ -3,7 +3,7 @@
 // and back-off of select_if and unique, timed beside cudaMemcpy D2D and cub::DeviceSelect on the same data. Each
 // variant's count and output are checked against CUB's first.
 //
-//   tune_compact [--json FILE] [--log2n 28] [--reps 20] [--tiles-only]
+//   tune_compact [--json FILE] [--log2n 28] [--reps 20] [--tiles-only | --backoff-only]
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -123,6 +123,26 @@ struct workload {
     measure<scankit::device::staged_compact<B, V, MinBlocks, LookBackWarp, (AheadMiB << 20)>>(label);
   }
 
+  // The tuned staged shape with the look-back's back-off from First ns doubling to Max ns.
+  template <unsigned First, unsigned Max>
+  void staged_backoff() {
+    using tuning = scankit::device_detail::staged_compact_tuning<sizeof(T)>;
+    measure<scankit::device_detail::staged_compact_policy<tuning::block_threads, tuning::chunks_per_thread,
+                                                          static_cast<int>(sizeof(T)), tuning::min_blocks_per_sm,
+                                                          (4 << 20), false, First, Max>>(
+        "tuned staged, back-off " + std::to_string(First) + "-" + std::to_string(Max) + " ns");
+  }
+
+  void backoff_sweep() {
+    for (int round = 0; round < 2; ++round) {
+      staged_backoff<32, 1024>();
+      staged_backoff<128, 512>();
+      staged_backoff<256, 512>();
+      staged_backoff<512, 512>();
+      staged_backoff<0, 0>();
+    }
+  }
+
   template <class Policy>
   void measure(const std::string& label) {
     auto launch = [&] {
@@ -212,19 +232,27 @@ void full_sweep(long long n) {
 int main(int argc, char** argv) {
   int log2n = 28;
   const char* json = nullptr;
-  bool tiles_only = false;  // only the larger staged tiles
+  bool tiles_only = false;    // only the larger staged tiles
+  bool backoff_only = false;  // only the look-back back-off of the tuned staged shape
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--tiles-only")) tiles_only = true;
+    else if (!std::strcmp(argv[i], "--backoff-only")) backoff_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_compact: no CUDA device");
     return 3;
   }
   const long long n = 1ll << log2n;
-  if (tiles_only) {
+  if (backoff_only) {
+    workload<std::uint32_t>("select u32 50%", n, 0.5, false).backoff_sweep();
+    workload<std::uint32_t>("select u32 1%", n, 0.01, false).backoff_sweep();
+    workload<std::uint32_t>("select u32 99%", n, 0.99, false).backoff_sweep();
+    workload<std::uint64_t>("select u64 50%", n, 0.5, false).backoff_sweep();
+    workload<std::uint32_t>("unique u32 runs ~4", n, 0, true).backoff_sweep();
+  } else if (tiles_only) {
     workload<std::uint32_t>("select u32 50%", n, 0.5, false).tile_size_sweep();
     workload<std::uint32_t>("select u32 1%", n, 0.01, false).tile_size_sweep();
     workload<std::uint32_t>("select u32 99%", n, 0.99, false).tile_size_sweep();

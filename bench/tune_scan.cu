@@ -3,7 +3,8 @@
 // cub::DeviceScan::InclusiveSum on the same data. Each variant is checked against CUB first.
 //
 //   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only |
-//             --deterministic-only | --wide-only | --tiles-only]
+//             --deterministic-only | --wide-only | --tiles-only |
+//             --backoff-only | --trace PREFIX | --ncu-pair]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
 #include <cmath>
@@ -242,7 +243,8 @@ struct type_bench {
   }
 
   // One launch of the staged kernel on the whole input, `pad` bytes of dynamic shared memory per block.
-  template <class Staged, scankit::device_detail::tile_prefix_source Source>
+  template <class Staged, scankit::device_detail::tile_prefix_source Source,
+            class Probe = scankit::device_detail::no_step_probe>
   void launch_staged(int pad) {
     using namespace scankit::device_detail;
     constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
@@ -250,7 +252,7 @@ struct type_bench {
     const scankit::workspace_view view = ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
                                                     tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
     const scan_tiles_args<T> args = single_pass_args(in, out, n, tiles, false, T{}, view, Staged::backoff);
-    scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op>
+    scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op, Probe>
         <<<static_cast<unsigned>(tiles), Staged::launch_threads, pad>>>(args, scankit::plus_op{});
   }
 
@@ -439,6 +441,122 @@ void tile_size_sweep(const char* name, long long n) {
   tile_variant<T, tuned>(t, "tuned");
 }
 
+// The look-back's back-off on the tuned shapes. With a look-back warp the look-back starts while
+// the tile is still loading, so its first polls find predecessors unpublished and the sleep grows
+// to its maximum: a predecessor that publishes just after a poll is seen up to max_ns later.
+template <class Tuned, unsigned FirstNs, unsigned MaxNs>
+struct with_backoff : Tuned {
+  static constexpr scankit::device_detail::look_back_backoff backoff{FirstNs, MaxNs};
+};
+
+template <class T, unsigned FirstNs, unsigned MaxNs>
+void backoff_variant(type_bench<T>& t) {
+  using namespace scankit::device_detail;
+  t.template direct<with_backoff<typename staged_scan_tuning<T>::policy, FirstNs, MaxNs>,
+                    tile_prefix_source::decoupled_look_back>("tuned, back-off " + std::to_string(FirstNs) + "-" +
+                                                             std::to_string(MaxNs) + " ns");
+}
+
+template <class T>
+void backoff_sweep(const char* name, long long n) {
+  type_bench<T> t(name, n);
+  for (int round = 0; round < 2; ++round) {
+    backoff_variant<T, 32, 1024>(t);  // the tuned back-off
+    backoff_variant<T, 128, 256>(t);
+    backoff_variant<T, 128, 512>(t);
+    backoff_variant<T, 192, 384>(t);
+    backoff_variant<T, 256, 256>(t);
+    backoff_variant<T, 256, 512>(t);
+    backoff_variant<T, 384, 384>(t);
+    backoff_variant<T, 512, 512>(t);
+  }
+}
+
+// The timeline of every tile (`--trace FILE`): the global timer (ns) when the tile drew its
+// ticket, was loaded, published its aggregate, ended its look-back, passed the hand-over and had
+// stored its results, and the SM it ran on; 8 words per tile, written raw to FILE.
+__device__ unsigned long long* step_times;
+
+struct timeline_probe {
+  __device__ __forceinline__ static void mark(long long tile, scankit::device_detail::staged_step step) {
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)::"memory");
+    step_times[tile * 8 + static_cast<int>(step)] = now;
+    if (step == scankit::device_detail::staged_step::ticket) {
+      unsigned sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      step_times[tile * 8 + 7] = sm;
+    }
+  }
+};
+
+// Lifetime sensitivity: thread 0 of every tile sleeps DelayNs after the hand-over, so each tile
+// holds its block that much longer. How much throughput drops says how much a shorter wait
+// would buy.
+template <unsigned DelayNs>
+struct delay_probe {
+  __device__ __forceinline__ static void mark(long long, scankit::device_detail::staged_step step) {
+    if (step == scankit::device_detail::staged_step::handed_over) __nanosleep(DelayNs);
+  }
+};
+
+template <class T, class Policy>
+void trace_policy(type_bench<T>& t, long long n, const std::string& label, const std::string& file) {
+  using namespace scankit::device_detail;
+  const long long tiles = (n + staged_shape<Policy, T>::tile_items - 1) / staged_shape<Policy, T>::tile_items;
+  unsigned long long* times = nullptr;
+  SCANKIT_CUDA_CHECK(cudaMalloc(&times, static_cast<std::size_t>(tiles) * 8 * sizeof(unsigned long long)));
+  SCANKIT_CUDA_CHECK(cudaMemset(times, 0, static_cast<std::size_t>(tiles) * 8 * sizeof(unsigned long long)));
+  SCANKIT_CUDA_CHECK(cudaMemcpyToSymbol(step_times, &times, sizeof(times)));
+  t.template direct<Policy, tile_prefix_source::decoupled_look_back>(label);
+  t.measure(label + ", traced",
+            [&] { t.template launch_staged<Policy, tile_prefix_source::decoupled_look_back, timeline_probe>(0); });
+  std::vector<unsigned long long> host(static_cast<std::size_t>(tiles) * 8);
+  SCANKIT_CUDA_CHECK(cudaMemcpy(host.data(), times, host.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  SCANKIT_CUDA_CHECK(cudaFree(times));
+  if (FILE* f = std::fopen(file.c_str(), "wb")) {
+    std::fwrite(host.data(), sizeof(unsigned long long), host.size(), f);
+    std::fclose(f);
+  }
+}
+
+template <class T, unsigned DelayNs>
+void delayed_variant(type_bench<T>& t) {
+  using namespace scankit::device_detail;
+  using tuned = typename staged_scan_tuning<T>::policy;
+  t.measure("tuned, +" + std::to_string(DelayNs) + " ns per tile after the hand-over",
+            [&] { t.template launch_staged<tuned, tile_prefix_source::decoupled_look_back, delay_probe<DelayNs>>(0); });
+}
+
+// Timelines of the tuned int32 scan (default and shorter back-off) to `prefix`-*.bin, then the
+// lifetime sensitivity.
+void trace_sweep(long long n, const std::string& prefix) {
+  using namespace scankit::device_detail;
+  using tuned = staged_scan_tuning<std::int32_t>::policy;
+  type_bench<std::int32_t> t("int32", n);
+  trace_policy<std::int32_t, tuned>(t, n, "tuned", prefix + "-tuned.bin");
+  trace_policy<std::int32_t, with_backoff<tuned, 128, 512>>(t, n, "tuned, back-off 128-512 ns",
+                                                            prefix + "-backoff128-512.bin");
+  delayed_variant<std::int32_t, 0>(t);
+  delayed_variant<std::int32_t, 500>(t);
+  delayed_variant<std::int32_t, 1000>(t);
+  delayed_variant<std::int32_t, 2000>(t);
+  delayed_variant<std::int32_t, 4000>(t);
+  delayed_variant<std::int32_t, 0>(t);
+}
+
+// For ncu (`--ncu-pair`): one launch of the tuned int32 scan, then one of the same kernel
+// without the look-back (each tile scanned on its own, blockIdx tile ids: the "scan without
+// look-back" of diagnostics()), nothing else, so that a profiler can compare the two.
+void ncu_pair(long long n) {
+  using namespace scankit::device_detail;
+  using tuned = staged_scan_tuning<std::int32_t>::policy;
+  type_bench<std::int32_t> t("int32", n);
+  t.launch_staged<tuned, tile_prefix_source::decoupled_look_back>(0);
+  t.launch_staged<tuned, tile_prefix_source::independent>(0);
+  SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
 int write_json(const char* json) {
   cudaDeviceProp prop{};
@@ -461,6 +579,9 @@ int main(int argc, char** argv) {
   bool deterministic_only = false;  // only the deterministic look-back's group sizes
   bool wide_only = false;           // only the 8-byte residency shapes
   bool tiles_only = false;          // only the larger-tile shapes
+  bool backoff_only = false;        // only the look-back back-off
+  const char* trace = nullptr;      // only the tile timeline of the tuned int32 scan, to this file
+  bool ncu_only = false;            // one launch with and one without the look-back, for ncu
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
@@ -470,6 +591,9 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--deterministic-only")) deterministic_only = true;
     else if (!std::strcmp(argv[i], "--wide-only")) wide_only = true;
     else if (!std::strcmp(argv[i], "--tiles-only")) tiles_only = true;
+    else if (!std::strcmp(argv[i], "--backoff-only")) backoff_only = true;
+    else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) trace = argv[++i];
+    else if (!std::strcmp(argv[i], "--ncu-pair")) ncu_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
@@ -481,6 +605,22 @@ int main(int argc, char** argv) {
     prefetch_sweep<std::int64_t>("int64", n);
     prefetch_sweep<std::int8_t>("int8", n);
     prefetch_sweep<std::int16_t>("int16", n);
+    return write_json(json);
+  }
+  if (ncu_only) {
+    ncu_pair(n);
+    return 0;
+  }
+  if (trace != nullptr) {
+    trace_sweep(n, trace);
+    return write_json(json);
+  }
+  if (backoff_only) {
+    backoff_sweep<std::int32_t>("int32", n);
+    backoff_sweep<float>("float", n);
+    backoff_sweep<std::int64_t>("int64", n);
+    backoff_sweep<double>("double", n);
+    backoff_sweep<std::int8_t>("int8", n);
     return write_json(json);
   }
   if (tiles_only) {

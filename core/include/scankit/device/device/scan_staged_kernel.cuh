@@ -130,6 +130,13 @@ __device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T>& 
   }
 }
 
+// When each tile reaches each step of the staged kernel, for diagnostics (bench/tune_scan.cu
+// `--trace`). The default probe records nothing and compiles to nothing.
+enum class staged_step { ticket, loaded, aggregate_published, looked_back, handed_over, stored };
+struct no_step_probe {
+  __device__ __forceinline__ static void mark(long long, staged_step) {}
+};
+
 // With a look-back warp (StagedPolicy::look_back_warp), the block is BlockThreads scanning threads
 // plus one warp that starts the look-back as soon as the ticket is drawn, while the tile is still
 // loading and being scanned: a tile's exclusive prefix depends only on its predecessors, so the
@@ -145,7 +152,7 @@ __device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T>& 
 // sees them in that order (same-address coherence); look_back.cuh needs nothing more.
 // Deadlock: the look-back warp waits only on tiles with smaller tickets, whose aggregates need
 // nothing from their own look-backs.
-template <class StagedPolicy, tile_prefix_source Source, class T, class Op>
+template <class StagedPolicy, tile_prefix_source Source, class T, class Op, class Probe = no_step_probe>
 __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::min_blocks_per_sm)
     scan_staged_tiles_kernel(scan_tiles_args<T> args, Op op) {
   using shape = staged_shape<StagedPolicy, T>;
@@ -167,6 +174,7 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     const long long drawn = single_pass ? draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles))
                                         : static_cast<long long>(blockIdx.x);
     s.tile_id = static_cast<std::uint32_t>(drawn);
+    Probe::mark(drawn, staged_step::ticket);
     stage::issue(s.staged, args.in, args.n, drawn);
     if constexpr (StagedPolicy::prefetch_tiles_ahead > 0) {
       stage::prefetch_l2(args.in, args.n, drawn + StagedPolicy::prefetch_tiles_ahead);
@@ -181,7 +189,10 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
         if (tile > 0) {
           const T before = look_back_exclusive<Source, StagedPolicy::look_back_tiles_per_lane,
                                                StagedPolicy::deterministic_group_tiles>(args, tile, op);
-          if (lane_id() == 0) s.tile_prefix = before;
+          if (lane_id() == 0) {
+            s.tile_prefix = before;
+            Probe::mark(tile, staged_step::looked_back);
+          }
         }
         hand_over::sync();  // hands the prefix over; the scanning threads arrive after their scan
       }
@@ -190,6 +201,7 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
   }
 
   stage::complete(s.staged, args.in, args.n, tile);
+  if (threadIdx.x == 0) Probe::mark(tile, staged_step::loaded);
   const int thread = static_cast<int>(threadIdx.x);
   const int4* chunks = s.staged.chunks;
 
@@ -207,8 +219,12 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
 
   optional_prefix<T> tile_prefix;
   if constexpr (StagedPolicy::look_back_warp && single_pass) {
-    if (threadIdx.x == 0) publish_tile_aggregate<Source>(args, tile, aggregate, op);
+    if (threadIdx.x == 0) {
+      publish_tile_aggregate<Source>(args, tile, aggregate, op);
+      Probe::mark(tile, staged_step::aggregate_published);
+    }
     hand_over::sync();
+    if (threadIdx.x == 0) Probe::mark(tile, staged_step::handed_over);
     if (tile == 0) {
       tile_prefix = first_tile_prefix(args);
     } else {
@@ -227,6 +243,7 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
   store_scanned_stripes<shape>(args, tile, tile_prefix, scanned.exclusive, op,
                                [&](int v, T(&items)[P]) { unpack_chunk(chunks[v * B + thread], items); },
                                [&](int v) { return storage_t::block_scan::aggregate(s.scan_storage).lane[v]; });
+  if (threadIdx.x == 0) Probe::mark(tile, staged_step::stored);
 }
 
 }  // namespace scankit::device_detail
