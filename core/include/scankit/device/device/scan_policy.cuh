@@ -85,11 +85,23 @@ struct staged_scan_policy {
 //   the strategy that the lab and benchmark call "decoupled look-back" run another algorithm.
 constexpr int staged_prefetch_bytes_ahead = 4 << 20;
 
+// The look-back warp's back-off: a constant 512 ns between polls. That warp starts polling while
+// its own tile is still loading (about 4 us before the tile's scan ends, 10 us before its look-back
+// does; bench/results/...-2026-11-30-*-trace_int32-*.bin), so the doubling back-off of the
+// in-block look-back (32 ns up to 1 us) spends its short sleeps on polls that cannot succeed and
+// then sleeps 1 us when it matters. tune_scan --backoff-only, two runs of two rounds each,
+// fraction of copy against 32-1024 ns in the same run: int32 0.897 / 0.894 against 0.888 / 0.889,
+// float 0.903 / 0.899 against 0.886 / 0.892, int64 0.903 / 0.898 against 0.877 / 0.878, double
+// 0.857 / 0.857 against 0.812 / 0.813, int8 0.828 / 0.830 against 0.824 / 0.815 (run 2); 128-512,
+// 256-256 and 256-512 ns were within a point of 512 ns, spinning (0 ns) was slower.
+constexpr unsigned look_back_warp_backoff_ns = 512;
+
 // A staged shape with the tuned prefetch distance (also scankit::device::staged, scan.cuh).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false,
           int LookBackTilesPerLane = 1, int DeterministicGroupTiles = deterministic_group_tiles>
 using prefetching_staged_policy =
-    staged_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane, 32, 1024,
+    staged_scan_policy<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackTilesPerLane,
+                       LookBackWarp ? look_back_warp_backoff_ns : 32u, LookBackWarp ? look_back_warp_backoff_ns : 1024u,
                        staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16), LookBackWarp,
                        DeterministicGroupTiles>;
 
