@@ -87,9 +87,10 @@ constexpr int staged_prefetch_bytes_ahead = 4 << 20;
 
 // The look-back warp's back-off: a constant 512 ns between polls. That warp starts polling while
 // its own tile is still loading (about 4 us before the tile's scan ends, 10 us before its look-back
-// does; bench/results/...-2026-11-30-*-trace_int32-*.bin), so the doubling back-off of the
-// in-block look-back (32 ns up to 1 us) spends its short sleeps on polls that cannot succeed and
-// then sleeps 1 us when it matters. tune_scan --backoff-only, two runs of two rounds each,
+// does; bench/results/...-2026-11-30-*-trace_int32-*.bin.gz). The doubling back-off of the
+// in-block look-back (32 ns up to 1 us) spends its first polls while nothing can have arrived,
+// adding L2 traffic where the L2 is the binding resource (docs/scan-engine.md, "Where the time
+// goes"), and sleeps up to 1 us once the answer is there. tune_scan --backoff-only, two runs of two rounds each,
 // fraction of copy against 32-1024 ns in the same run: int32 0.897 / 0.894 against 0.888 / 0.889,
 // float 0.903 / 0.899 against 0.886 / 0.892, int64 0.903 / 0.898 against 0.877 / 0.878, double
 // 0.857 / 0.857 against 0.812 / 0.813, int8 0.828 / 0.830 against 0.824 / 0.815 (run 2); 128-512,
