@@ -131,9 +131,10 @@ constexpr bool compact_stageable = ItemBytes <= 16 && 16 % ItemBytes == 0;
 // spills 8 bytes).
 // 4- and 8-byte items: 10 chunks (40 KiB tiles) at 5 blocks per SM, 200 KiB of tiles per SM
 // against 192 (tune_compact --tiles-only, two runs, `...-2026-11-30-0561425-tune_compact_tiles`
-// and its run 2): faster than 256 x 8 on all five workloads in both runs, by 0.5-1.5% (select
-// u32 50% 0.448 / 0.449 ms against 0.450-0.454, 1% 0.338 against 0.343, u64 50% 0.869 against
-// 0.881-0.883, unique 0.395 / 0.398 against 0.400-0.403). 36 KiB tiles (256 x 9 at 6 blocks) and
+// and its run 2): faster than 256 x 8 by 0.5-1.5% on every workload in both runs except select
+// u32 99% in the first (0.570 ms between 0.572 and 0.566): select u32 50% 0.448 / 0.449 ms against
+// 0.450-0.454, 1% 0.338 / 0.339 against 0.343-0.344, u64 50% 0.869 against 0.881-0.883, unique
+// 0.395 / 0.398 against 0.400-0.403. 36 KiB tiles (256 x 9 at 6 blocks) and
 // 44 KiB tiles (256 x 11 at 5) were slower; 2- and 16-byte items were not measured and keep 8.
 template <std::size_t ItemBytes>
 struct staged_compact_tuning {
