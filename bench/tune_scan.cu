@@ -461,7 +461,7 @@ template <class T>
 void backoff_sweep(const char* name, long long n) {
   type_bench<T> t(name, n);
   for (int round = 0; round < 2; ++round) {
-    backoff_variant<T, 32, 1024>(t);  // the tuned back-off
+    backoff_variant<T, 32, 1024>(t);  // the in-block look-back's (the look-back warp's until 7ce1962)
     backoff_variant<T, 128, 256>(t);
     backoff_variant<T, 128, 512>(t);
     backoff_variant<T, 192, 384>(t);
@@ -472,9 +472,10 @@ void backoff_sweep(const char* name, long long n) {
   }
 }
 
-// The timeline of every tile (`--trace FILE`): the global timer (ns) when the tile drew its
+// The timeline of every tile (`--trace PREFIX`): the global timer (ns) when the tile drew its
 // ticket, was loaded, published its aggregate, ended its look-back, passed the hand-over and had
-// stored its results, and the SM it ran on; 8 words per tile, written raw to FILE.
+// stored its results, one unused word, and the SM it ran on; 8 words per tile, written raw to
+// PREFIX-<variant>.bin (scripts/analyze_trace.py reads them).
 __device__ unsigned long long* step_times;
 
 struct timeline_probe {
@@ -528,8 +529,8 @@ void delayed_variant(type_bench<T>& t) {
             [&] { t.template launch_staged<tuned, tile_prefix_source::decoupled_look_back, delay_probe<DelayNs>>(0); });
 }
 
-// Timelines of the tuned int32 scan (default and shorter back-off) to `prefix`-*.bin, then the
-// lifetime sensitivity.
+// Timelines of the tuned int32 scan (its own back-off, and 128-512 ns) to `prefix`-*.bin, then
+// the lifetime sensitivity.
 void trace_sweep(long long n, const std::string& prefix) {
   using namespace scankit::device_detail;
   using tuned = staged_scan_tuning<std::int32_t>::policy;
@@ -580,7 +581,7 @@ int main(int argc, char** argv) {
   bool wide_only = false;           // only the 8-byte residency shapes
   bool tiles_only = false;          // only the larger-tile shapes
   bool backoff_only = false;        // only the look-back back-off
-  const char* trace = nullptr;      // only the tile timeline of the tuned int32 scan, to this file
+  const char* trace = nullptr;      // only the tile timelines of the tuned int32 scan, to PREFIX-*.bin
   bool ncu_only = false;            // one launch with and one without the look-back, for ncu
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
