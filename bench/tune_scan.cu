@@ -4,7 +4,7 @@
 //
 //   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only |
 //             --deterministic-only | --wide-only | --tiles-only |
-//             --backoff-only | --trace PREFIX | --ncu-pair]
+//             --backoff-only | --deterministic-backoff-only | --trace PREFIX | --ncu-pair]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
 #include <cmath>
@@ -251,7 +251,8 @@ struct type_bench {
     const long long tiles = (n + tile_items - 1) / tile_items;
     const scankit::workspace_view view = ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
                                                     tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
-    const scan_tiles_args<T> args = single_pass_args(in, out, n, tiles, false, T{}, view, Staged::backoff);
+    const scan_tiles_args<T> args =
+        single_pass_args(in, out, n, tiles, false, T{}, view, staged_look_back_backoff<Staged, Source>());
     scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op, Probe>
         <<<static_cast<unsigned>(tiles), Staged::launch_threads, pad>>>(args, scankit::plus_op{});
   }
@@ -447,6 +448,7 @@ void tile_size_sweep(const char* name, long long n) {
 template <class Tuned, unsigned FirstNs, unsigned MaxNs>
 struct with_backoff : Tuned {
   static constexpr scankit::device_detail::look_back_backoff backoff{FirstNs, MaxNs};
+  static constexpr scankit::device_detail::look_back_backoff deterministic_backoff{FirstNs, MaxNs};
 };
 
 template <class T, unsigned FirstNs, unsigned MaxNs>
@@ -469,6 +471,31 @@ void backoff_sweep(const char* name, long long n) {
     backoff_variant<T, 256, 512>(t);
     backoff_variant<T, 384, 384>(t);
     backoff_variant<T, 512, 512>(t);
+  }
+}
+
+// The deterministic look-back with the look-back warp's back-off and with others, beside the
+// plain look-back, twice in alternation.
+template <class T, unsigned FirstNs, unsigned MaxNs>
+void deterministic_backoff_variant(type_bench<T>& t) {
+  using namespace scankit::device_detail;
+  using policy = with_backoff<typename staged_scan_tuning<T>::policy, FirstNs, MaxNs>;
+  t.template direct<policy, tile_prefix_source::deterministic_look_back>(
+      "tuned, deterministic, back-off " + std::to_string(FirstNs) + "-" + std::to_string(MaxNs) + " ns");
+}
+
+template <class T>
+void deterministic_backoff_sweep(const char* name, long long n) {
+  using namespace scankit::device_detail;
+  type_bench<T> t(name, n);
+  for (int round = 0; round < 2; ++round) {
+    t.template direct<typename staged_scan_tuning<T>::policy, tile_prefix_source::decoupled_look_back>(
+        "tuned, decoupled look-back");
+    deterministic_backoff_variant<T, look_back_warp_backoff_ns, look_back_warp_backoff_ns>(t);
+    deterministic_backoff_variant<T, 32, 1024>(t);
+    deterministic_backoff_variant<T, 128, 512>(t);
+    deterministic_backoff_variant<T, 256, 512>(t);
+    deterministic_backoff_variant<T, 64, 1024>(t);
   }
 }
 
@@ -583,6 +610,7 @@ int main(int argc, char** argv) {
   bool backoff_only = false;        // only the look-back back-off
   const char* trace = nullptr;      // only the tile timelines of the tuned int32 scan, to PREFIX-*.bin
   bool ncu_only = false;            // one launch with and one without the look-back, for ncu
+  bool deterministic_backoff_only = false;  // only the deterministic look-back's back-off
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
@@ -595,6 +623,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--backoff-only")) backoff_only = true;
     else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) trace = argv[++i];
     else if (!std::strcmp(argv[i], "--ncu-pair")) ncu_only = true;
+    else if (!std::strcmp(argv[i], "--deterministic-backoff-only")) deterministic_backoff_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
@@ -606,6 +635,11 @@ int main(int argc, char** argv) {
     prefetch_sweep<std::int64_t>("int64", n);
     prefetch_sweep<std::int8_t>("int8", n);
     prefetch_sweep<std::int16_t>("int16", n);
+    return write_json(json);
+  }
+  if (deterministic_backoff_only) {
+    deterministic_backoff_sweep<float>("float", n);
+    deterministic_backoff_sweep<double>("double", n);
     return write_json(json);
   }
   if (ncu_only) {

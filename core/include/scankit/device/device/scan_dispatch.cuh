@@ -153,6 +153,12 @@ struct scan_strategies {
 // stands for "no staged kernel": explicit register-kernel shapes, and value sizes it cannot take.
 struct no_staging {};
 
+// The back-off of a staged policy's look-back, by prefix source.
+template <class Staged, tile_prefix_source Source>
+constexpr look_back_backoff staged_look_back_backoff() {
+  return Source == tile_prefix_source::deterministic_look_back ? Staged::deterministic_backoff : Staged::backoff;
+}
+
 template <class Staged, class T, class Op>
 struct staged_single_pass {
   static constexpr bool available = !std::is_same_v<Staged, no_staging>;
@@ -177,7 +183,7 @@ struct staged_single_pass {
                   cudaStream_t stream) {
     if constexpr (available) {
       const scan_tiles_args<T> args =
-          single_pass_args(in, out, n, tiles_for(n), exclusive, init, view, Staged::backoff);
+          single_pass_args(in, out, n, tiles_for(n), exclusive, init, view, staged_look_back_backoff<Staged, Source>());
       scan_staged_tiles_kernel<Staged, Source>
           <<<static_cast<unsigned>(args.tiles), Staged::launch_threads, 0, stream>>>(args, op);
       check_launch(Source == tile_prefix_source::deterministic_look_back

@@ -55,7 +55,13 @@ struct staged_scan_policy {
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr int look_back_tiles_per_lane = LookBackTilesPerLane;
   static constexpr int tile_bytes = BlockThreads * ChunksPerThread * 16;
-  static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
+  static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};  // the decoupled look-back's
+  // The deterministic look-back polls with the doubling 32 ns - 1 us on every staged shape: beside
+  // the look-back warp, the constant 512 ns that suits the decoupled look-back (below) cost it
+  // 0.5% for float and 3% for double (tune_scan --deterministic-backoff-only,
+  // bench/results/...-2026-11-30-507df39+tune-tune_scan_det_backoff: float 0.902 / 0.904 of copy
+  // against 0.898 / 0.898, double 0.816 / 0.820 against 0.791 / 0.789).
+  static constexpr look_back_backoff deterministic_backoff{32, 1024};
   static constexpr int prefetch_tiles_ahead = PrefetchTilesAhead;
   static constexpr bool look_back_warp = LookBackWarp;
   static constexpr int launch_threads = BlockThreads + (LookBackWarp ? 32 : 0);
@@ -85,16 +91,18 @@ struct staged_scan_policy {
 //   the strategy that the lab and benchmark call "decoupled look-back" run another algorithm.
 constexpr int staged_prefetch_bytes_ahead = 4 << 20;
 
-// The look-back warp's back-off: a constant 512 ns between polls. That warp starts polling while
-// its own tile is still loading (about 4 us before the tile's scan ends, 10 us before its look-back
-// does; bench/results/...-2026-11-30-*-trace_int32-*.bin.gz). The doubling back-off of the
-// in-block look-back (32 ns up to 1 us) spends its first polls while nothing can have arrived,
-// adding L2 traffic where the L2 is the binding resource (docs/scan-engine.md, "Where the time
-// goes"), and sleeps up to 1 us once the answer is there. tune_scan --backoff-only, two runs of two rounds each,
-// fraction of copy against 32-1024 ns in the same run: int32 0.897 / 0.894 against 0.888 / 0.889,
-// float 0.903 / 0.899 against 0.886 / 0.892, int64 0.903 / 0.898 against 0.877 / 0.878, double
-// 0.857 / 0.857 against 0.812 / 0.813, int8 0.828 / 0.830 against 0.824 / 0.815 (run 2); 128-512,
-// 256-256 and 256-512 ns were within a point of 512 ns, spinning (0 ns) was slower.
+// The look-back warp's back-off in the decoupled look-back: a constant 512 ns between polls (the
+// deterministic look-back keeps 32 ns - 1 us, staged_scan_policy::deterministic_backoff). That warp
+// starts polling while its own tile is still loading (about 4 us before the tile's scan ends, 10 us
+// before its look-back does; bench/results/...-2026-11-30-*-trace_int32-*.bin.gz). The doubling
+// back-off of the in-block look-back (32 ns up to 1 us) spends its first polls while nothing can
+// have arrived, adding L2 traffic where the L2 is the binding resource (docs/scan-engine.md, "Where
+// the time goes"), and sleeps up to 1 us once the answer is there. tune_scan --backoff-only, two
+// runs of two rounds each, fraction of copy against 32-1024 ns in the same run: int32 0.897 / 0.894
+// against 0.888 / 0.889, float 0.903 / 0.899 against 0.886 / 0.892, int64 0.903 / 0.898 against
+// 0.877 / 0.878, double 0.857 / 0.857 against 0.812 / 0.813, int8 0.828 / 0.830 against 0.824 /
+// 0.815 (run 2); 128-512, 256-256 and 256-512 ns were within a point of 512 ns, spinning (0 ns) was
+// slower.
 constexpr unsigned look_back_warp_backoff_ns = 512;
 
 // A staged shape with the tuned prefetch distance (also scankit::device::staged, scan.cuh).
