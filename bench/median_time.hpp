@@ -12,6 +12,17 @@
 
 namespace scankit_bench {
 
+// The time of what f() queues on the default stream, between events a and b (waits for it).
+inline float event_timed_ms(cudaEvent_t a, cudaEvent_t b, const std::function<void()>& f) {
+  SCANKIT_CUDA_CHECK(cudaEventRecord(a));
+  f();
+  SCANKIT_CUDA_CHECK(cudaEventRecord(b));
+  SCANKIT_CUDA_CHECK(cudaEventSynchronize(b));
+  float ms = 0;
+  SCANKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
 inline double median_ms(const std::function<void()>& f, int reps) {
   cudaEvent_t a, b;
   SCANKIT_CUDA_CHECK(cudaEventCreate(&a));
@@ -19,15 +30,7 @@ inline double median_ms(const std::function<void()>& f, int reps) {
   f();
   SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> times;
-  for (int r = 0; r < reps; ++r) {
-    SCANKIT_CUDA_CHECK(cudaEventRecord(a));
-    f();
-    SCANKIT_CUDA_CHECK(cudaEventRecord(b));
-    SCANKIT_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    SCANKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    times.push_back(ms);
-  }
+  for (int r = 0; r < reps; ++r) times.push_back(event_timed_ms(a, b, f));
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   std::sort(times.begin(), times.end());

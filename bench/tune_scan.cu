@@ -4,9 +4,11 @@
 //
 //   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only |
 //             --deterministic-only | --wide-only | --tiles-only |
-//             --backoff-only | --deterministic-backoff-only | --trace PREFIX | --ncu-pair]
+//             --backoff-only | --deterministic-backoff-only | --trace PREFIX | --ncu-pair |
+//             --isolation]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -394,25 +397,30 @@ void deterministic_sweep(const char* name, long long n) {
   }
 }
 
-// 8-byte values: the tuned shape (224+32 threads, 3 or 4 blocks/SM) beside shapes whose register
-// caps let more blocks (more bytes of tiles) stay resident.
-template <class T>
-void wide_residency_sweep(const char* name, long long n) {
-  type_bench<T> t(name, n);
-  t.template variant<look_back_warp<224, 8>>(look_back_warp_label<T, 224, 8>());
-  t.template variant<look_back_warp<224, 8, 4>>(look_back_warp_label<T, 224, 8, 4>());
-  t.template variant<look_back_warp<192, 8, 5>>(look_back_warp_label<T, 192, 8, 5>());
-  t.template variant<look_back_warp<160, 8, 6>>(look_back_warp_label<T, 160, 8, 6>());
-  t.template variant<look_back_warp<128, 8, 8>>(look_back_warp_label<T, 128, 8, 8>());
-  t.template variant<look_back_warp<224, 6, 5>>(look_back_warp_label<T, 224, 6, 5>());
-  t.template variant<look_back_warp<224, 8>>(look_back_warp_label<T, 224, 8>());
-}
-
 // One staged shape with the decoupled look-back, labelled with its tile size and residency.
 template <class T, class Policy>
 void tile_variant(type_bench<T>& t, const std::string& what) {
   t.template direct<Policy, scankit::device_detail::tile_prefix_source::decoupled_look_back>(
       what + " " + std::to_string(Policy::tile_bytes / 1024) + " KiB tiles" + residency<T, Policy>());
+}
+
+// 8-byte values: the tuned shape (224+32 threads x 8 chunks; double 3 blocks/SM at 77 registers,
+// int64 4 at 64) beside shapes whose registers fit 4 blocks/SM without spilling for double too
+// (ptxas: 224 x 7 at 62 registers, 256 x 6 at 54, 224 x 6 at 60; 224 x 8 capped at 4 blocks
+// spills 92 B). The earlier form of this sweep (look-back warp shapes with the 32 ns - 1 us
+// back-off) found nothing, but every 4- and 5-block double shape in it spilled. The tuned shape
+// runs first and last.
+template <class T>
+void wide_residency_sweep(const char* name, long long n) {
+  using namespace scankit::device_detail;
+  type_bench<T> t(name, n);
+  tile_variant<T, typename staged_scan_tuning<T>::policy>(t, "tuned");
+  tile_variant<T, prefetching_staged_policy<224, 7, 4, true>>(t, "b224+32 v7 minb4");
+  tile_variant<T, prefetching_staged_policy<256, 6, 4, true>>(t, "b256+32 v6 minb4");
+  tile_variant<T, prefetching_staged_policy<224, 6, 4, true>>(t, "b224+32 v6 minb4");
+  tile_variant<T, prefetching_staged_policy<224, 7, 4, true>>(t, "b224+32 v7 minb4");
+  tile_variant<T, prefetching_staged_policy<256, 6, 4, true>>(t, "b256+32 v6 minb4");
+  tile_variant<T, typename staged_scan_tuning<T>::policy>(t, "tuned");
 }
 
 // Larger tiles: more bytes of tiles resident per SM (shared memory holds 6 x 32 KiB of the tuned
@@ -575,14 +583,78 @@ void trace_sweep(long long n, const std::string& prefix) {
 
 // For ncu (`--ncu-pair`): one launch of the tuned int32 scan, then one of the same kernel
 // without the look-back (each tile scanned on its own, blockIdx tile ids: the "scan without
-// look-back" of diagnostics()), nothing else, so that a profiler can compare the two.
-void ncu_pair(long long n) {
+// look-back" of diagnostics()), then the same two for float, nothing else, so that a profiler
+// can compare them.
+template <class T>
+void ncu_pair(const char* type_name, long long n) {
   using namespace scankit::device_detail;
-  using tuned = staged_scan_tuning<std::int32_t>::policy;
-  type_bench<std::int32_t> t("int32", n);
-  t.launch_staged<tuned, tile_prefix_source::decoupled_look_back>(0);
-  t.launch_staged<tuned, tile_prefix_source::independent>(0);
+  using tuned = typename staged_scan_tuning<T>::policy;
+  type_bench<T> t(type_name, n);
+  t.template launch_staged<tuned, tile_prefix_source::decoupled_look_back>(0);
+  t.template launch_staged<tuned, tile_prefix_source::independent>(0);
   SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// `--isolation`: copy, CUB, the default scan (template API) and the tuned kernel without its look-back, each
+// timed three ways, to tell a kernel's own speed from the state the GPU is in while it runs:
+//   back-to-back  the median of single launches, one after another (tune_scan's usual timing);
+//   sustained     the mean over about a second of launches queued without a pause, bracketed by
+//                 wall-clock stamps so that clocks and power sampled outside (nvidia-smi) line up;
+//   isolated      the median of single launches, each after 100 ms of idle GPU.
+// Each row's fraction of copy is against the copy timed the same way.
+template <class T>
+void isolation_sweep(const char* type_name, long long n) {
+  using namespace scankit::device_detail;
+  using tuned = typename staged_scan_tuning<T>::policy;
+  type_bench<T> t(type_name, n);
+  std::size_t temp_bytes = 0;
+  SCANKIT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, t.in, t.ref, n));
+  void* temp = nullptr;
+  SCANKIT_CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
+  const std::vector<std::pair<const char*, std::function<void()>>> launches = {
+      {"copy", [&] { SCANKIT_CUDA_CHECK(cudaMemcpyAsync(t.out, t.in, n * sizeof(T), cudaMemcpyDeviceToDevice)); }},
+      {"cub", [&] { SCANKIT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, t.in, t.ref, n)); }},
+      {"scan", [&] { scankit::device::inclusive_scan(t.in, t.out, n, scankit::plus_op{}, nullptr, &t.ws); }},
+      {"scan without look-back", [&] { t.template launch_staged<tuned, tile_prefix_source::independent>(0); }},
+  };
+  const auto wall_ms = [] {
+    return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+  };
+  cudaEvent_t a, b;
+  SCANKIT_CUDA_CHECK(cudaEventCreate(&a));
+  SCANKIT_CUDA_CHECK(cudaEventCreate(&b));
+  double copy_ms[3] = {0, 0, 0};
+  for (const auto& entry : launches) {
+    const char* what = entry.first;
+    const std::function<void()>& launch = entry.second;  // (a lambda may not capture a structured binding in C++17)
+    double ms[3];
+    ms[0] = median_ms(launch);
+    const int count = static_cast<int>(1000.0 / ms[0]) + 1;
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    const double start = wall_ms();
+    ms[1] = scankit_bench::event_timed_ms(a, b, [&] {
+              for (int i = 0; i < count; ++i) launch();
+            }) / count;
+    const double end = wall_ms();
+    std::vector<float> alone;
+    for (int r = 0; r < 15; ++r) {
+      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      alone.push_back(scankit_bench::event_timed_ms(a, b, launch));
+    }
+    std::sort(alone.begin(), alone.end());
+    ms[2] = alone[alone.size() / 2];
+    if (std::strcmp(what, "copy") == 0) std::copy(ms, ms + 3, copy_ms);
+    std::printf("%s %s: sustained from %.3f to %.3f (unix ms), %d launches\n", type_name, what, start, end, count);
+    const char* modes[3] = {"back-to-back", "sustained", "isolated"};
+    for (int m = 0; m < 3; ++m) {
+      rows.push_back({type_name, std::string(what) + ", " + modes[m], n, ms[m], copy_ms[m] / ms[m], 0.0, true});
+      t.print(rows.back());
+    }
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  SCANKIT_CUDA_CHECK(cudaFree(temp));
 }
 
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
@@ -611,6 +683,7 @@ int main(int argc, char** argv) {
   const char* trace = nullptr;      // only the tile timelines of the tuned int32 scan, to PREFIX-*.bin
   bool ncu_only = false;            // one launch with and one without the look-back, for ncu
   bool deterministic_backoff_only = false;  // only the deterministic look-back's back-off
+  bool isolation_only = false;      // back-to-back, sustained and isolated timings of the same launches
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
@@ -624,6 +697,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) trace = argv[++i];
     else if (!std::strcmp(argv[i], "--ncu-pair")) ncu_only = true;
     else if (!std::strcmp(argv[i], "--deterministic-backoff-only")) deterministic_backoff_only = true;
+    else if (!std::strcmp(argv[i], "--isolation")) isolation_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
@@ -642,8 +716,15 @@ int main(int argc, char** argv) {
     deterministic_backoff_sweep<double>("double", n);
     return write_json(json);
   }
+  if (isolation_only) {
+    isolation_sweep<std::int32_t>("int32", n);
+    isolation_sweep<std::int64_t>("int64", n);
+    isolation_sweep<float>("float", n);
+    return write_json(json);
+  }
   if (ncu_only) {
-    ncu_pair(n);
+    ncu_pair<std::int32_t>("int32", n);
+    ncu_pair<float>("float", n);
     return 0;
   }
   if (trace != nullptr) {
