@@ -125,6 +125,17 @@ struct staged_scan_tuning {
                                                 prefetching_staged_policy<128, 4>>>>>;
 };
 
+// double: 224 + 32 threads x 7 chunks (24.5 KiB tiles) at 4 blocks/SM. Its 8-chunk code takes 77
+// registers (int64's takes 64), which leaves 3 blocks/SM; at 7 chunks it fits 62 registers (64
+// deterministic) without spilling. tune_scan --wide-only, twice in one run
+// (bench/results/...-2026-11-30-b9f03cc+wide-tune_scan_wide): double 0.883 / 0.882 of copy against
+// 0.846 / 0.851 for 224 x 8 at 3 blocks/SM (256 x 6: 0.874 / 0.882, 224 x 6: 0.855). int64 keeps
+// 224 x 8: 0.904 / 0.904 there against 0.884 / 0.889 at 224 x 7.
+template <>
+struct staged_scan_tuning<double> {
+  using policy = prefetching_staged_policy<224, 7, 4, true>;
+};
+
 template <class T, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>
 using tuned_scan_policy = scan_policy<scan_tuning<T>::block_threads, scan_tuning<T>::items_per_thread, Algorithm>;
 
