@@ -5,7 +5,7 @@
 //   tune_scan [--json FILE] [--log2n 28] [--reps 20] [--caps-only | --prefetch-only |
 //             --deterministic-only | --wide-only | --tiles-only |
 //             --backoff-only | --deterministic-backoff-only | --trace PREFIX | --ncu-pair |
-//             --isolation | --two-level]
+//             --isolation]
 // Prints one line per variant (ms, fraction of copy bandwidth, speed-up over CUB).
 #include <algorithm>
 #include <chrono>
@@ -252,15 +252,10 @@ struct type_bench {
     using namespace scankit::device_detail;
     constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
     const long long tiles = (n + tile_items - 1) / tile_items;
-    // The two-level look-back keeps its group states after the tile states.
-    const long long groups =
-        Source == tile_prefix_source::two_level_look_back ? (tiles + two_level_group_tiles - 1) / two_level_group_tiles : 0;
-    const scankit::workspace_view view = ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles + groups)),
+    const scankit::workspace_view view = ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
                                                     tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
-    scan_tiles_args<T> args =
+    const scan_tiles_args<T> args =
         single_pass_args(in, out, n, tiles, false, T{}, view, staged_look_back_backoff<Staged, Source>());
-    args.group_state = make_tile_state<T>(view.state_slots + tile_state_slots<T>(static_cast<std::size_t>(tiles)), nullptr,
-                                          static_cast<std::size_t>(groups), view.epoch);
     scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op, Probe>
         <<<static_cast<unsigned>(tiles), Staged::launch_threads, pad>>>(args, scankit::plus_op{});
   }
@@ -470,20 +465,6 @@ void backoff_variant(type_bench<T>& t) {
   t.template direct<with_backoff<typename staged_scan_tuning<T>::policy, FirstNs, MaxNs>,
                     tile_prefix_source::decoupled_look_back>("tuned, back-off " + std::to_string(FirstNs) + "-" +
                                                              std::to_string(MaxNs) + " ns");
-}
-
-// The two-level look-back (look_back.cuh: groups of two_level_group_tiles tiles publish states
-// of their own) beside the plain decoupled look-back on the tuned shape, twice in alternation.
-template <class T>
-void two_level_sweep(const char* name, long long n) {
-  using namespace scankit::device_detail;
-  using tuned = typename staged_scan_tuning<T>::policy;
-  type_bench<T> t(name, n);
-  for (int round = 0; round < 2; ++round) {
-    t.template direct<tuned, tile_prefix_source::decoupled_look_back>("tuned, decoupled look-back");
-    t.template direct<tuned, tile_prefix_source::two_level_look_back>(
-        "tuned, two-level look-back, groups of " + std::to_string(two_level_group_tiles));
-  }
 }
 
 template <class T>
@@ -702,7 +683,6 @@ int main(int argc, char** argv) {
   const char* trace = nullptr;      // only the tile timelines of the tuned int32 scan, to PREFIX-*.bin
   bool ncu_only = false;            // one launch with and one without the look-back, for ncu
   bool deterministic_backoff_only = false;  // only the deterministic look-back's back-off
-  bool two_level_only = false;      // only the two-level look-back against the plain one
   bool isolation_only = false;      // back-to-back, sustained and isolated timings of the same launches
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
@@ -718,7 +698,6 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--ncu-pair")) ncu_only = true;
     else if (!std::strcmp(argv[i], "--deterministic-backoff-only")) deterministic_backoff_only = true;
     else if (!std::strcmp(argv[i], "--isolation")) isolation_only = true;
-    else if (!std::strcmp(argv[i], "--two-level")) two_level_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_scan: no CUDA device");
@@ -735,15 +714,6 @@ int main(int argc, char** argv) {
   if (deterministic_backoff_only) {
     deterministic_backoff_sweep<float>("float", n);
     deterministic_backoff_sweep<double>("double", n);
-    return write_json(json);
-  }
-  if (two_level_only) {
-    two_level_sweep<std::int32_t>("int32", n);
-    two_level_sweep<float>("float", n);
-    two_level_sweep<std::int64_t>("int64", n);
-    two_level_sweep<double>("double", n);
-    two_level_sweep<std::int8_t>("int8", n);
-    two_level_sweep<std::int16_t>("int16", n);
     return write_json(json);
   }
   if (isolation_only) {

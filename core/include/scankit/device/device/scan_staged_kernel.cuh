@@ -18,8 +18,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include <cuda/atomic>
-
 #include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/block/tile_stage.cuh"
@@ -59,8 +57,6 @@ struct staged_kernel_storage {
   typename stage::storage staged;
   typename block_scan::storage scan_storage;
   T tile_prefix;
-  T own_aggregate;             // for the look-back warp (two-level look-back), once own_ready is set
-  std::uint32_t own_ready;
   std::uint32_t tile_id;
 };
 
@@ -178,7 +174,6 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     const long long drawn = single_pass ? draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles))
                                         : static_cast<long long>(blockIdx.x);
     s.tile_id = static_cast<std::uint32_t>(drawn);
-    s.own_ready = 0;
     Probe::mark(drawn, staged_step::ticket);
     stage::issue(s.staged, args.in, args.n, drawn);
     if constexpr (StagedPolicy::prefetch_tiles_ahead > 0) {
@@ -192,15 +187,8 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     if (threadIdx.x >= B) {
       if constexpr (single_pass) {
         if (tile > 0) {
-          // The tile's aggregate, which the scanning threads hand over through shared memory
-          // (release/acquire at block scope: the value is written before the flag is set).
-          const auto own_aggregate = [&] {
-            cuda::atomic_ref<std::uint32_t, cuda::thread_scope_block> ready(s.own_ready);
-            while (ready.load(cuda::memory_order_acquire) == 0) __nanosleep(64);
-            return s.own_aggregate;
-          };
           const T before = look_back_exclusive<Source, StagedPolicy::look_back_tiles_per_lane,
-                                               StagedPolicy::deterministic_group_tiles>(args, tile, op, own_aggregate);
+                                               StagedPolicy::deterministic_group_tiles>(args, tile, op);
           if (lane_id() == 0) {
             s.tile_prefix = before;
             Probe::mark(tile, staged_step::looked_back);
@@ -233,10 +221,6 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
   if constexpr (StagedPolicy::look_back_warp && single_pass) {
     if (threadIdx.x == 0) {
       publish_tile_aggregate<Source>(args, tile, aggregate, op);
-      if constexpr (Source == tile_prefix_source::two_level_look_back) {
-        s.own_aggregate = aggregate;
-        cuda::atomic_ref<std::uint32_t, cuda::thread_scope_block>(s.own_ready).store(1, cuda::memory_order_release);
-      }
       Probe::mark(tile, staged_step::aggregate_published);
     }
     hand_over::sync();

@@ -4,7 +4,6 @@
 //   chained               the predecessor's published inclusive prefix
 //   decoupled look-back   the look-back over published aggregates and prefixes (the default)
 //   deterministic         a look-back with a fixed association (group leaders publish prefixes)
-//   two-level look-back   a look-back over the tile's group, then over published group states
 //
 // resolve_tile_prefix() also publishes this tile's aggregate and inclusive prefix for its
 // successors, so a kernel only has to compute its aggregate and call it.
@@ -21,12 +20,8 @@ enum class tile_prefix_source {
   independent,
   chained,
   decoupled_look_back,
-  deterministic_look_back,
-  two_level_look_back
+  deterministic_look_back
 };
-
-// Tiles per group of the two-level look-back (look_back.cuh).
-constexpr int two_level_group_tiles = 8;
 
 template <class T>
 struct scan_tiles_args {
@@ -42,7 +37,6 @@ struct scan_tiles_args {
   T* tile_totals;             // independent: each tile's aggregate is written here, or nullptr
   std::uint32_t* ticket;      // single pass: tile ticket counter
   tile_state<T> state;        // single pass: published tile states
-  tile_state<T> group_state;  // two-level look-back: published group states
   look_back_backoff backoff;
 };
 
@@ -70,18 +64,11 @@ __device__ __forceinline__ void publish_tile_aggregate(const scan_tiles_args<T>&
 }
 
 // One warp (all 32 lanes), tile >= 1: the tile's exclusive prefix, from its predecessors only.
-// GroupTiles: the deterministic look-back's group size. `own_aggregate()`: the tile's aggregate,
-// which the two-level look-back needs on lane 0 of a group's last tile (it may wait for it).
+// GroupTiles: the deterministic look-back's group size.
 template <tile_prefix_source Source, int LookBackTilesPerLane, int GroupTiles = deterministic_group_tiles, class T,
-          class Op, class OwnAggregate>
-__device__ __forceinline__ T look_back_exclusive(const scan_tiles_args<T>& args, long long tile, Op op,
-                                                 OwnAggregate own_aggregate) {
-  if constexpr (Source == tile_prefix_source::two_level_look_back) {
-    static_assert(tile_state_layout_for<T> != tile_state_layout::split,
-                  "the two-level look-back keeps group states in the packed forms only");
-    return two_level_look_back<two_level_group_tiles, T>(args.state, args.group_state, tile, op, args.backoff,
-                                                         own_aggregate);
-  } else if constexpr (Source == tile_prefix_source::deterministic_look_back) {
+          class Op>
+__device__ __forceinline__ T look_back_exclusive(const scan_tiles_args<T>& args, long long tile, Op op) {
+  if constexpr (Source == tile_prefix_source::deterministic_look_back) {
     return deterministic_look_back<GroupTiles, T>(args.state, tile, op, args.backoff);
   } else {
     return decoupled_look_back<T, LookBackTilesPerLane>(args.state, tile, op, args.backoff);
@@ -93,7 +80,7 @@ __device__ __forceinline__ T look_back_exclusive(const scan_tiles_args<T>& args,
 template <tile_prefix_source Source, int GroupTiles = deterministic_group_tiles, class T, class Op>
 __device__ __forceinline__ void publish_tile_prefix(const scan_tiles_args<T>& args, long long tile, const T& before,
                                                     const T& aggregate, Op op) {
-  if (Source != tile_prefix_source::deterministic_look_back || tile % GroupTiles == 0) {
+  if (Source == tile_prefix_source::decoupled_look_back || tile % GroupTiles == 0) {
     args.state.publish(tile, flag_prefix, op(before, aggregate));
   }
 }
@@ -138,8 +125,7 @@ __device__ __forceinline__ optional_prefix<T> resolve_tile_prefix(const scan_til
     } else {
       if (threadIdx.x < 32) {
         if (threadIdx.x == 0) publish_tile_aggregate<Source>(args, tile, aggregate, op);
-        const T before =
-            look_back_exclusive<Source, LookBackTilesPerLane, GroupTiles>(args, tile, op, [&] { return aggregate; });
+        const T before = look_back_exclusive<Source, LookBackTilesPerLane, GroupTiles>(args, tile, op);
         if (threadIdx.x == 0) {
           publish_tile_prefix<Source, GroupTiles>(args, tile, before, aggregate, op);
           broadcast = before;

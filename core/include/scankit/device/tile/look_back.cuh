@@ -85,65 +85,6 @@ __device__ __forceinline__ T decoupled_look_back(const State& state, long long t
   }
 }
 
-// Two-level look-back: tiles form groups of GroupTiles consecutive tiles, and every group
-// publishes a state of its own (aggregate, then inclusive prefix) in `group_states`, beside its
-// tiles' states. A tile combines
-//   level 1: the tiles of its own group before it (at most GroupTiles - 1 states, one poll), and
-//   level 2: a decoupled look-back over the states of the groups before its own.
-// Why: when the plain look-back ends, the newest published prefix is a median 203 tiles back
-// (docs/scan-engine.md, "Where the time goes"), so each tile walks about seven 32-tile windows,
-// and those polls are most of the protocol's L2 traffic, which the scan pays for nearly one for
-// one. Over group states the same lag is under one window.
-// The group's last tile publishes the group's state: once it has seen every sibling's aggregate
-// and its own (`own_aggregate()`, called on lane 0 only), the group aggregate, and after level 2
-// the group's inclusive prefix; if level 1 finds a sibling's inclusive prefix, its own inclusive
-// prefix is the group's, published at once.
-// Deadlock: level 1 waits only on aggregates of tiles with smaller tickets; a group aggregate
-// needs only level 1 and the block's own scan; level 2 waits only on group aggregates of earlier
-// groups. Memory order as for the plain look-back (tile_state.cuh): each value read travels in
-// the same single-copy-atomic word as its status. Every lane gets the tile's exclusive prefix.
-template <int GroupTiles, class T, class Op, class State, class OwnAggregate>
-__device__ __forceinline__ T two_level_look_back(const State& tile_states, const State& group_states, long long tile,
-                                                 Op op, look_back_backoff backoff, OwnAggregate own_aggregate) {
-  static_assert(GroupTiles >= 2 && GroupTiles <= 32, "a group's tiles fit in one warp");
-  const int lane = lane_id();
-  const long long group = tile / GroupTiles;
-  const long long group_first = group * GroupTiles;
-  const bool publishes_group = tile - group_first == GroupTiles - 1 && lane == 0;
-
-  // Level 1: lane 31 holds tile - 1, lane 30 tile - 2, ...; lanes before the group stay idle.
-  const long long mine = tile - 32 + lane;
-  const bool sibling = mine >= group_first;
-  T value{};
-  tile_flag flag = sibling ? flag_none : flag_aggregate;  // idle lanes never hold up the poll
-  unsigned delay = backoff.first_ns;
-  for (;;) {
-    if (flag == flag_none) flag = tile_states.read(mine, value);
-    if (__all_sync(full_warp_mask, flag != flag_none)) break;
-    if (delay > 0) __nanosleep(delay);
-    delay = delay * 2 < backoff.max_ns ? delay * 2 : backoff.max_ns;
-  }
-  const unsigned sibling_lanes = __ballot_sync(full_warp_mask, sibling);
-  const unsigned prefix_lanes = __ballot_sync(full_warp_mask, sibling && flag == flag_prefix);
-  const int from = prefix_lanes != 0 ? 31 - __clz(static_cast<int>(prefix_lanes)) : __ffs(static_cast<int>(sibling_lanes)) - 1;
-  const bool have_siblings = sibling_lanes != 0;
-  T siblings{};
-  if (have_siblings) siblings = warp_reduce_valid_suffix(value, sibling && lane >= from, op);
-  T own{};
-  if (publishes_group) own = own_aggregate();
-  if (prefix_lanes != 0) {  // a sibling's inclusive prefix: nothing before the group is needed
-    if (publishes_group) group_states.publish(group, flag_prefix, op(siblings, own));
-    return siblings;
-  }
-  if (publishes_group) group_states.publish(group, flag_aggregate, op(siblings, own));
-
-  // Level 2 (group >= 1 here: in group 0 every tile after tile 0 sees tile 0's prefix).
-  const T before_group = decoupled_look_back<T>(group_states, group, op, backoff);
-  const T prefix = have_siblings ? op(before_group, siblings) : before_group;
-  if (publishes_group) group_states.publish(group, flag_prefix, op(prefix, own));
-  return prefix;
-}
-
 // One thread calls this for tile >= 1: waits for the predecessor's inclusive prefix.
 template <class T, class State>
 __device__ __forceinline__ T chained_wait_for_predecessor(const State& state, long long tile, look_back_backoff backoff) {
