@@ -3,7 +3,7 @@
 // and back-off of select_if and unique, timed beside cudaMemcpy D2D and cub::DeviceSelect on the same data. Each
 // variant's count and output are checked against CUB's first.
 //
-//   tune_compact [--json FILE] [--log2n 28] [--reps 20] [--tiles-only | --backoff-only]
+//   tune_compact [--json FILE] [--log2n 28] [--reps 20] [--tiles-only | --backoff-only | --tuned-only]
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cub/device/device_select.cuh>
@@ -184,6 +185,13 @@ struct workload {
     staged<256, 8, 6, false, 8>();
   }
 
+  // The tuned staged shape alone, twice (an A/B of two builds runs this in each).
+  void tuned_twice() {
+    using tuning = scankit::device_detail::staged_compact_tuning<sizeof(T)>;
+    staged<tuning::block_threads, tuning::chunks_per_thread, tuning::min_blocks_per_sm>();
+    staged<tuning::block_threads, tuning::chunks_per_thread, tuning::min_blocks_per_sm>();
+  }
+
   // Larger staged tiles than the tuned 32 KiB: more bytes resident per SM (6 x 36 KiB, 5 x 44 KiB)
   // and fewer look-backs per byte. The tuned shape runs first and last (run-to-run spread).
   void tile_size_sweep() {
@@ -234,30 +242,40 @@ int main(int argc, char** argv) {
   const char* json = nullptr;
   bool tiles_only = false;    // only the larger staged tiles
   bool backoff_only = false;  // only the look-back back-off of the tuned staged shape
+  bool tuned_only = false;    // only the tuned staged shape, twice per workload
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--tiles-only")) tiles_only = true;
     else if (!std::strcmp(argv[i], "--backoff-only")) backoff_only = true;
+    else if (!std::strcmp(argv[i], "--tuned-only")) tuned_only = true;
   }
   if (!scankit::cuda_device_available()) {
     std::puts("tune_compact: no CUDA device");
     return 3;
   }
   const long long n = 1ll << log2n;
-  if (backoff_only) {
-    workload<std::uint32_t>("select u32 50%", n, 0.5, false).backoff_sweep();
-    workload<std::uint32_t>("select u32 1%", n, 0.01, false).backoff_sweep();
-    workload<std::uint32_t>("select u32 99%", n, 0.99, false).backoff_sweep();
-    workload<std::uint64_t>("select u64 50%", n, 0.5, false).backoff_sweep();
-    workload<std::uint32_t>("unique u32 runs ~4", n, 0, true).backoff_sweep();
+  // The workloads of the focused sweeps, each built in turn and handed to `sweep` (u8 and u16
+  // only with --tuned-only).
+  // (A compile-time flag: the other sweeps are not instantiated for 1- and 2-byte items.)
+  const auto each_workload = [n](auto small_items, const auto& sweep) {
+    { workload<std::uint32_t> w("select u32 50%", n, 0.5, false); sweep(w); }
+    { workload<std::uint32_t> w("select u32 1%", n, 0.01, false); sweep(w); }
+    { workload<std::uint32_t> w("select u32 99%", n, 0.99, false); sweep(w); }
+    { workload<std::uint64_t> w("select u64 50%", n, 0.5, false); sweep(w); }
+    { workload<std::uint32_t> w("unique u32 runs ~4", n, 0, true); sweep(w); }
+    if constexpr (decltype(small_items)::value) {
+      { workload<std::uint8_t> w("select u8 50%", n, 0.5, false); sweep(w); }
+      { workload<std::uint16_t> w("select u16 50%", n, 0.5, false); sweep(w); }
+    }
+  };
+  if (tuned_only) {
+    each_workload(std::true_type{}, [](auto& w) { w.tuned_twice(); });
+  } else if (backoff_only) {
+    each_workload(std::false_type{}, [](auto& w) { w.backoff_sweep(); });
   } else if (tiles_only) {
-    workload<std::uint32_t>("select u32 50%", n, 0.5, false).tile_size_sweep();
-    workload<std::uint32_t>("select u32 1%", n, 0.01, false).tile_size_sweep();
-    workload<std::uint32_t>("select u32 99%", n, 0.99, false).tile_size_sweep();
-    workload<std::uint64_t>("select u64 50%", n, 0.5, false).tile_size_sweep();
-    workload<std::uint32_t>("unique u32 runs ~4", n, 0, true).tile_size_sweep();
+    each_workload(std::false_type{}, [](auto& w) { w.tile_size_sweep(); });
   } else {
     full_sweep(n);
   }

@@ -291,27 +291,44 @@ TEST(CompactTemplates, TunedSelectionOnOtherItemSizes) {
   check_tuned_selection<item16>(seed, low_half_small{});
 }
 
-// Pointers that are not 16-byte aligned take the per-item path.
-TEST(CompactTemplates, UnalignedPointers) {
-  SCANKIT_REQUIRE_GPU();
-  SCANKIT_SEEDED(seed);
-  const std::int64_t n = 9 * selection_tile_items<4>() + 77;
-  const std::vector<std::uint32_t> host = random_items<std::uint32_t>(n + 3, seed);
-  device_buffer<std::uint32_t> in(host), out(host.size()), want(host.size());
-  const keep_in_range<std::uint32_t> pred{0, 1u << 30};
+// Pointers that are not 16-byte aligned: the input takes the per-item load path; the output runs
+// of 1- and 2-byte items start their 16-byte stores after a head of single items.
+template <class T, class Pred>
+void check_unaligned(std::uint64_t seed, Pred pred, int in_offset, int out_offset) {
+  SCOPED_TRACE(std::to_string(sizeof(T)) + "-byte items, in + " + std::to_string(in_offset) + ", out + " +
+               std::to_string(out_offset));
+  const std::int64_t n = 9 * selection_tile_items<sizeof(T)>() + 77;
+  const std::vector<T> host = random_items<T>(n + in_offset, seed);
+  device_buffer<T> in(host), out(static_cast<std::size_t>(n + out_offset)), want(static_cast<std::size_t>(n));
   const std::int64_t c =
-      thrust::copy_if(thrust::device, in.data() + 1, in.data() + 1 + n, want.data(), pred) - want.data();
+      thrust::copy_if(thrust::device, in.data() + in_offset, in.data() + in_offset + n, want.data(), pred) -
+      want.data();
   device_count count;
   for (compact_strategy s : {compact_strategy::single_pass, compact_strategy::three_step}) {
     out.poison();
     count.poison();
     compact_options o;
     o.strategy = s;
-    scankit::device::select_if(in.data() + 1, out.data() + 3, count.get(), n, pred, nullptr, nullptr, o);
+    scankit::device::select_if(in.data() + in_offset, out.data() + out_offset, count.get(), n, pred, nullptr, nullptr,
+                               o);
     SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
     ASSERT_EQ(count.value(), c);
-    ASSERT_TRUE(same_items(out.download(), want.download(), c, 3, 0));
+    const std::vector<T> got = out.download();
+    ASSERT_TRUE(same_items(got, want.download(), c, out_offset, 0));
+    ASSERT_TRUE(still_poisoned(got, out_offset + c));
+    const auto* bytes = reinterpret_cast<const unsigned char*>(got.data());
+    for (std::size_t b = 0; b < out_offset * sizeof(T); ++b) ASSERT_EQ(bytes[b], 0xA5) << "byte " << b << " before the output";
   }
+}
+
+TEST(CompactTemplates, UnalignedPointers) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  check_unaligned<std::uint32_t>(seed, keep_in_range<std::uint32_t>{0, 1u << 30}, 1, 3);
+  if (HasFatalFailure()) return;
+  check_unaligned<std::uint8_t>(seed, below_byte{100}, 5, 7);
+  if (HasFatalFailure()) return;
+  check_unaligned<std::uint16_t>(seed, keep_in_range<std::uint16_t>{0, 30000}, 3, 5);
 }
 
 // 1-byte items (32 per thread) with a predicate, and 4-byte int flags for select_flagged.

@@ -54,19 +54,74 @@ __device__ __forceinline__ void gather_partitioned(const U (&items)[K], std::uin
   }
 }
 
+// The 16 bytes that start `shift` bytes (0..15) into the 32 bytes lo:hi.
+__device__ __forceinline__ int4 bytes_from(const int4& lo, const int4& hi, unsigned shift) {
+  const unsigned words[8] = {static_cast<unsigned>(lo.x), static_cast<unsigned>(lo.y), static_cast<unsigned>(lo.z),
+                             static_cast<unsigned>(lo.w), static_cast<unsigned>(hi.x), static_cast<unsigned>(hi.y),
+                             static_cast<unsigned>(hi.z), static_cast<unsigned>(hi.w)};
+  // The five words that hold the result, picked by a uniform branch (an indexed array would go
+  // to local memory), then joined pairwise.
+  unsigned w[5];
+#pragma unroll
+  for (int k = 0; k < 5; ++k) {
+    const int first = static_cast<int>(shift / 4);
+    w[k] = first == 0 ? words[k] : first == 1 ? words[k + 1] : first == 2 ? words[k + 2] : words[k + 3];
+  }
+  const unsigned bits = (shift % 4) * 8;
+  return make_int4(static_cast<int>(__funnelshift_r(w[0], w[1], bits)), static_cast<int>(__funnelshift_r(w[1], w[2], bits)),
+                   static_cast<int>(__funnelshift_r(w[2], w[3], bits)), static_cast<int>(__funnelshift_r(w[3], w[4], bits)));
+}
+
 // target[j] = buffer[j] for j < count, consecutive threads on consecutive items. The run starts
-// anywhere, so the threads are shifted back to the 32-item boundary before `target`: every warp
-// store then covers one aligned 32-item window, i.e. whole 32-byte sectors (unshifted, a store
-// that starts mid-sector touches one sector more; ncu counted 17% excess store sectors).
+// anywhere in global memory.
+// Items of 1 and 2 bytes go out as 16-byte stores: the few items before target's first 16-byte
+// boundary and after its last one one by one, the rest one aligned 16-byte vector per thread, cut
+// from two aligned 16-byte reads of the shared buffer (the run's offset within 16 bytes is the
+// same for every vector of it). One item per thread would issue 16 or 8 times as many stores.
+// tune_compact --tuned-only, two runs each of both forms in one call
+// (bench/results/...-2026-11-30-5dd5f5f+vecstore-*): select u8 50% 0.563-0.567 of copy against
+// 0.443-0.447, u16 50% 0.803-0.820 against 0.765-0.769. For 4-byte items it gained nothing (select
+// u32 50% 0.856-0.867 against 0.859-0.868, u64 50% and unique equal) and lost at 99% kept (0.876-0.889
+// against 0.899-0.902), so wider items keep one item per thread.
+// One item per thread: the threads are shifted back to the 32-item boundary before `target`, so
+// that every warp store covers one aligned 32-item window, i.e. whole 32-byte sectors (unshifted,
+// a store that starts mid-sector touches one sector more; ncu counted 17% excess store sectors).
+// The buffer is 16-byte aligned.
 template <class Policy, class U>
 __device__ __forceinline__ void store_run(U* target, const U* buffer, int count) {
+  const auto address = reinterpret_cast<std::uintptr_t>(target);
+  const int thread = static_cast<int>(threadIdx.x);
+  if constexpr (sizeof(U) <= 2) {
+    if (address % sizeof(U) == 0) {
+      constexpr int per_vector = 16 / static_cast<int>(sizeof(U));
+      int head = static_cast<int>((16 - address % 16) % 16 / sizeof(U));
+      head = head < count ? head : count;
+      const int vectors = (count - head) / per_vector;
+      const int tail = head + vectors * per_vector;
+      if (thread < head) target[thread] = buffer[thread];
+      if (thread < count - tail) target[tail + thread] = buffer[tail + thread];
+      const int4* source = reinterpret_cast<const int4*>(buffer) + head * sizeof(U) / 16;
+      const unsigned shift = head * sizeof(U) % 16;
+      int4* vector_target = reinterpret_cast<int4*>(target + head);
+      constexpr int rounds = (Policy::items_per_thread + per_vector - 1) / per_vector;
+#pragma unroll
+      for (int i = 0; i < rounds; ++i) {
+        const int q = i * Policy::block_threads + thread;
+        if (q < vectors) {
+          // With shift > 0 the vector ends in source[q + 1], inside the run, hence inside the buffer.
+          vector_target[q] = shift == 0 ? source[q] : bytes_from(source[q], source[q + 1], shift);
+        }
+      }
+      return;
+    }
+  }
   int shift = 0;
   if constexpr ((sizeof(U) & (sizeof(U) - 1)) == 0) {
-    shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(target) / sizeof(U) % 32);
+    shift = static_cast<int>(address / sizeof(U) % 32);
   }
 #pragma unroll
   for (int i = 0; i <= Policy::items_per_thread; ++i) {  // one round more for the shift
-    const int j = i * Policy::block_threads + static_cast<int>(threadIdx.x) - shift;
+    const int j = i * Policy::block_threads + thread - shift;
     if (j >= 0 && j < count) target[j] = buffer[j];
   }
 }
