@@ -17,6 +17,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -657,6 +658,28 @@ void isolation_sweep(const char* type_name, long long n) {
   SCANKIT_CUDA_CHECK(cudaFree(temp));
 }
 
+// One sweep over several value types in turn: `sweep` is called with a type_tag<T> per type.
+template <class T>
+struct type_tag {
+  using type = T;
+  const char* name;
+};
+
+template <class T>
+constexpr const char* type_label() {
+  if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
+  else if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else return "double";
+}
+
+template <class... Types, class Sweep>
+void for_types(Sweep sweep) {
+  (sweep(type_tag<Types>{type_label<Types>()}), ...);
+}
+
 // Writes the rows as JSON (if asked) and returns the exit status: 1 if any variant mismatched.
 int write_json(const char* json) {
   cudaDeviceProp prop{};
@@ -705,26 +728,23 @@ int main(int argc, char** argv) {
   }
   const long long n = 1ll << log2n;
   if (prefetch_only) {
-    prefetch_sweep<std::int32_t>("int32", n);
-    prefetch_sweep<std::int64_t>("int64", n);
-    prefetch_sweep<std::int8_t>("int8", n);
-    prefetch_sweep<std::int16_t>("int16", n);
+    for_types<std::int32_t, std::int64_t, std::int8_t, std::int16_t>(
+        [n](auto tag) { prefetch_sweep<typename decltype(tag)::type>(tag.name, n); });
     return write_json(json);
   }
   if (deterministic_backoff_only) {
-    deterministic_backoff_sweep<float>("float", n);
-    deterministic_backoff_sweep<double>("double", n);
+    for_types<float, double>(
+        [n](auto tag) { deterministic_backoff_sweep<typename decltype(tag)::type>(tag.name, n); });
     return write_json(json);
   }
   if (isolation_only) {
-    isolation_sweep<std::int32_t>("int32", n);
-    isolation_sweep<std::int64_t>("int64", n);
-    isolation_sweep<float>("float", n);
+    for_types<std::int32_t, std::int64_t, float>(
+        [n](auto tag) { isolation_sweep<typename decltype(tag)::type>(tag.name, n); });
     return write_json(json);
   }
   if (ncu_only) {
-    ncu_pair<std::int32_t>("int32", n);
-    ncu_pair<float>("float", n);
+    for_types<std::int32_t, float>(
+        [n](auto tag) { ncu_pair<typename decltype(tag)::type>(tag.name, n); });
     return 0;
   }
   if (trace != nullptr) {
@@ -732,32 +752,23 @@ int main(int argc, char** argv) {
     return write_json(json);
   }
   if (backoff_only) {
-    backoff_sweep<std::int32_t>("int32", n);
-    backoff_sweep<float>("float", n);
-    backoff_sweep<std::int64_t>("int64", n);
-    backoff_sweep<double>("double", n);
-    backoff_sweep<std::int8_t>("int8", n);
+    for_types<std::int32_t, float, std::int64_t, double, std::int8_t>(
+        [n](auto tag) { backoff_sweep<typename decltype(tag)::type>(tag.name, n); });
     return write_json(json);
   }
   if (tiles_only) {
-    tile_size_sweep<std::int32_t>("int32", n);
-    tile_size_sweep<float>("float", n);
-    tile_size_sweep<std::int64_t>("int64", n);
-    tile_size_sweep<double>("double", n);
+    for_types<std::int32_t, float, std::int64_t, double>(
+        [n](auto tag) { tile_size_sweep<typename decltype(tag)::type>(tag.name, n); });
     return write_json(json);
   }
   if (wide_only) {
-    wide_residency_sweep<double>("double", n);
-    wide_residency_sweep<std::int64_t>("int64", n);
+    for_types<double, std::int64_t>(
+        [n](auto tag) { wide_residency_sweep<typename decltype(tag)::type>(tag.name, n); });
     return write_json(json);
   }
   if (deterministic_only) {
-    deterministic_sweep<float>("float", n);
-    deterministic_sweep<double>("double", n);
-    deterministic_sweep<std::int64_t>("int64", n);
-    deterministic_sweep<std::int32_t>("int32", n);
-    deterministic_sweep<std::int8_t>("int8", n);
-    deterministic_sweep<std::int16_t>("int16", n);
+    for_types<float, double, std::int64_t, std::int32_t, std::int8_t, std::int16_t>(
+        [n](auto tag) { deterministic_sweep<typename decltype(tag)::type>(tag.name, n); });
     return write_json(json);
   }
   if (caps_only) {
