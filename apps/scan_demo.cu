@@ -16,6 +16,7 @@
 #include "scankit/error.hpp"
 #include "scankit/operators.hpp"
 #include "scankit/reference/scan_reference.hpp"
+#include "scankit/lab/scan_lab.hpp"
 #include "scankit/scan.hpp"
 
 namespace {
@@ -149,12 +150,12 @@ int run_scan_demo(int argc, char** argv) {
       opts.strategy = strategy;
       opts.block_algorithm = block;
       SCANKIT_CUDA_CHECK(cudaMemset(d_out, 0xA5, input.size() * sizeof(std::int32_t)));
-      scankit::inclusive_scan(d_in, d_out, o.n, scankit::scan_op::plus, nullptr, &ws, opts);
+      scankit::lab::inclusive_scan(d_in, d_out, o.n, scankit::scan_op::plus, nullptr, &ws, opts);
       SCANKIT_CUDA_CHECK(cudaMemcpy(result.data(), d_out, result.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
       const bool ok = result == expected;
       failures += ok ? 0 : 1;
       const double ms = timer.median_ms(o.repeat, [&] {
-        scankit::inclusive_scan(d_in, d_out, o.n, scankit::scan_op::plus, nullptr, &ws, opts);
+        scankit::lab::inclusive_scan(d_in, d_out, o.n, scankit::scan_op::plus, nullptr, &ws, opts);
       });
       std::printf("  %-22s %-30s %10.3f ms %9.1f GB/s  %.2f of copy  %s\n", scankit::to_string(strategy),
                   scankit::to_string(block), ms, bytes / ms / 1e6, copy_ms / ms, ok ? "ok" : "MISMATCH vs host reference");

@@ -2,16 +2,35 @@
 //
 // Rows (Google Benchmark names; n is the element count):
 //   copy/<type>/<n>                          cudaMemcpyAsync device to device of n values
-//   cub/<type>/<n>                           cub::DeviceScan::InclusiveSum, temp storage allocated once
-//   scankit/<strategy>/<block_algorithm>/<type>/<n>   precompiled scankit::inclusive_scan (plus)
+//   cub/<type>/<n>                           cub::DeviceScan::InclusiveSum, temp storage allocated once (the
+//                                            anchor of vs_cub; for int8 and int16 it accumulates in int32)
+//   cub_scan/<type>/<n>                      int8 and int16 only: cub::DeviceScan::InclusiveScan with a plus
+//                                            that returns the item type, so CUB accumulates (and looks back)
+//                                            in int8 / int16 as scankit does (the anchor of vs_cub_scan)
+//   scankit/<strategy>/<block_algorithm>/<type>/<n>   precompiled scankit::inclusive_scan (plus), or
+//                                                     scankit::lab::inclusive_scan for the textbook
+//                                                     strategies and block algorithms
 //   scankit/deterministic/warp_of_warps/float/<n>     automatic strategy with options.deterministic
 //                                                     (the deterministic look-back)
 //   scankit/k<K>/decoupled_look_back/int32/<n>        options.items_per_thread = K (warp-of-warps)
+//   scankit_template/pointer/float/<n>                 the template API on the plain array (2^28)
+//   scankit_template/transform_iterator/float/<n>      the same through thrust::transform_iterator
+//                                                      (|x| of each item): what an iterator input costs
 // Google Benchmark appends /iterations:<i>/manual_time (and _median etc. to aggregates).
 // Sizes 2^16, 2^20, 2^24, 2^28 (int8, int16, double and the deterministic row: 2^28 only), then
 // a large group at 2^30 for int32 and float, last; leave it out with
 // --benchmark_filter=-/1073741824/ . Every row is registered after the copy and CUB rows of its
 // (type, n), and the rows of one (type, n) are adjacent, so the data are generated once per group.
+//
+// The two CUB anchors of the narrow integers. cub::DeviceScan::InclusiveSum(in, out, n) dispatches
+// to DispatchScan<In, Out, ::cuda::std::plus<>, NullType, OffsetT> (cub/device/device_scan.cuh),
+// whose AccumT defaults to ::cuda::std::__accumulator_t<ScanOpT, it_value_t<In>, it_value_t<In>>
+// (cub/device/dispatch/dispatch_scan.cuh) = decay_t<invoke_result_t<plus<>, T, T>>: for int8 and
+// int16 that is `int` (integer promotion), so CUB 3.0.1 (CUDA 13.0) loads bytes, scans, carries its
+// tile aggregates and look-back in 32 bits and narrows only on the store. cub::DeviceScan::
+// InclusiveScan with narrow_plus (returns T) makes AccumT = T: the accumulation scankit does. Both
+// give the same bits (sums modulo 2^8 / 2^16); the static_asserts at cub_sum_accum_t check the
+// accumulator types against this CUB at compile time.
 //
 // Timing: every iteration is bracketed by two CUDA events on one stream and reported with
 // SetIterationTime; a warm-up launch comes first (it also grows the reused scankit workspace).
@@ -22,10 +41,18 @@
 //   ms         median time of one call
 //   GBps       2 * n * sizeof(T) bytes (read once, written once) / ms
 //   frac_copy  copy time / this time, for the same type and n = GBps / copy GBps
-//   vs_cub     CUB time / this time, for the same type and n (> 1: faster than CUB)
+//   vs_cub     CUB time / this time, for the same type and n (> 1: faster than CUB); CUB is
+//              cub::DeviceScan::InclusiveSum (for int8 / int16: accumulating in int32)
+//   vs_cub_scan int8 and int16 only: cub_scan time / this time (CUB's InclusiveScan accumulating
+//              in the item type). On the cub row it compares the two CUB forms.
+// The anchor rows carry a Google Benchmark label (JSON "label") that names the CUB call and its
+// accumulator, e.g. "cub::DeviceScan::InclusiveSum acc=int32", and the JSON context has
+// "cub_anchor" and "cub_scan_anchor" describing both.
 // The copy and CUB times behind the ratios are measured in this process, the first time a
 // (type, n) is needed, by a helper with its own event timings (median of 3 rounds of
-// interleaved copy and CUB runs), so a ratio never depends on which rows ran or in what order.
+// interleaved copy, CUB and, for int8 / int16, CUB InclusiveScan runs), so a ratio never depends
+// on which rows ran or in what order. Before that, the CUB InclusiveScan output is checked
+// against InclusiveSum's on the same input (bit for bit).
 //
 // Correctness guard: before timing, every scankit row runs once on a poisoned output and is
 // compared on the device with CUB's output for the same input (exact for integers; floats
@@ -33,7 +60,8 @@
 // mismatch skips the row with an error ("mismatch vs CUB") and makes the exit status 1. The
 // deterministic row must also give the same bits on two runs.
 //
-// Only CUB is instantiated here; scankit is reached through the precompiled library API.
+// Only CUB and the template-API rows (scankit_template/...) are instantiated here; everything else
+// reaches scankit through the precompiled library API.
 #include <benchmark/benchmark.h>
 
 #include "bench_main.hpp"
@@ -53,8 +81,12 @@
 #include <vector>
 
 #include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
+#include <cuda/std/type_traits>
 #include <cuda_runtime.h>
 
+#include "scankit/device/scan.cuh"
+#include "scankit/lab/scan_lab.hpp"
 #include "scankit/scan.hpp"
 #include "scankit/scan_options.hpp"
 #include "scankit/workspace.hpp"
@@ -88,7 +120,9 @@ void check_cuda(cudaError_t code, const char* call, int line) {
 template <class T>
 constexpr const char* type_name() {
   if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
   if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+  if constexpr (std::is_same_v<T, std::uint16_t>) return "uint16";
   if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
   if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
   if constexpr (std::is_same_v<T, float>) return "float";
@@ -193,6 +227,66 @@ cudaError_t cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const T* in, 
   return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, static_cast<int>(n), g_stream);
 }
 
+// A plus whose result is the item type: with it CUB's accumulator is T itself.
+struct narrow_plus {
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    return static_cast<T>(a + b);
+  }
+};
+
+// The types that get the second anchor (cub_scan rows, vs_cub_scan).
+template <class T>
+constexpr bool has_cub_scan_anchor() {
+  return std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::uint8_t> ||
+         std::is_same_v<T, std::uint16_t>;
+}
+
+// CUB's accumulator type for InclusiveSum (::cuda::std::plus<>) and for InclusiveScan(narrow_plus):
+// what DispatchScan's AccumT default computes (decay of the operator's result on two items).
+template <class Op, class T>
+using cub_accum_t = std::decay_t<::cuda::std::invoke_result_t<Op, T, T>>;
+template <class T>
+using cub_sum_accum_t = cub_accum_t<::cuda::std::plus<>, T>;
+static_assert(std::is_same_v<cub_sum_accum_t<std::int8_t>, int>, "CUB InclusiveSum on int8 accumulates in int");
+static_assert(std::is_same_v<cub_sum_accum_t<std::int16_t>, int>, "CUB InclusiveSum on int16 accumulates in int");
+static_assert(std::is_same_v<cub_sum_accum_t<std::int32_t>, std::int32_t>, "and in the item type from 32 bits");
+static_assert(std::is_same_v<cub_accum_t<narrow_plus, std::int8_t>, std::int8_t>, "narrow_plus keeps int8");
+static_assert(std::is_same_v<cub_accum_t<narrow_plus, std::int16_t>, std::int16_t>, "narrow_plus keeps int16");
+
+template <class T>
+cudaError_t cub_inclusive_scan_narrow(void* temp, std::size_t& temp_bytes, const T* in, T* out, i64 n) {
+  return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, narrow_plus{}, static_cast<int>(n), g_stream);
+}
+
+template <class A>
+constexpr const char* accum_name() {
+  if constexpr (std::is_same_v<A, std::int8_t>) return "int8";
+  if constexpr (std::is_same_v<A, std::uint8_t>) return "uint8";
+  if constexpr (std::is_same_v<A, std::int16_t>) return "int16";
+  if constexpr (std::is_same_v<A, std::uint16_t>) return "uint16";
+  if constexpr (std::is_same_v<A, std::int32_t>) return "int32";
+  if constexpr (std::is_same_v<A, std::uint32_t>) return "uint32";
+  if constexpr (std::is_same_v<A, std::int64_t>) return "int64";
+  if constexpr (std::is_same_v<A, std::uint64_t>) return "uint64";
+  if constexpr (std::is_same_v<A, float>) return "float";
+  if constexpr (std::is_same_v<A, double>) return "double";
+  return "?";
+}
+
+// Labels of the anchor rows: long for Google Benchmark's "label" (JSON), short (no spaces) for
+// the summary's algorithm column.
+template <class T>
+std::string cub_sum_label(bool short_form = false) {
+  return std::string(short_form ? "InclusiveSum,acc=" : "cub::DeviceScan::InclusiveSum acc=") +
+         accum_name<cub_sum_accum_t<T>>();
+}
+template <class T>
+std::string cub_scan_label(bool short_form = false) {
+  return std::string(short_form ? "InclusiveScan,acc=" : "cub::DeviceScan::InclusiveScan(narrow_plus) acc=") +
+         accum_name<cub_accum_t<narrow_plus, T>>();
+}
+
 // ------------------------------------------------------------------------------------------
 // The data of one (type, n): input, output, CUB's result, CUB's temp storage. One set is held
 // at a time; rows are registered grouped by (type, n), so it changes a few dozen times per run.
@@ -205,11 +299,13 @@ struct data_set {
   void* ref = nullptr;  // CUB's inclusive sum of `in`
   void* temp = nullptr;
   std::size_t temp_bytes = 0;
+  void* temp_scan = nullptr;  // CUB InclusiveScan(narrow_plus)'s temp storage (int8 / int16 only)
+  std::size_t temp_scan_bytes = 0;
 };
 data_set g_data;
 
 void free_data(data_set& d) noexcept {
-  for (void* p : {d.in, d.out, d.ref, d.temp}) {
+  for (void* p : {d.in, d.out, d.ref, d.temp, d.temp_scan}) {
     if (p != nullptr) (void)cudaFree(p);
   }
   d = data_set{};
@@ -238,6 +334,28 @@ data_set& data_for(i64 n) {
     BENCH_CHECK(cub_inclusive_sum<T>(nullptr, d.temp_bytes, static_cast<const T*>(d.in), static_cast<T*>(d.ref), n));
     BENCH_CHECK(cudaMalloc(&d.temp, std::max<std::size_t>(d.temp_bytes, 1)));
     BENCH_CHECK(cub_inclusive_sum<T>(d.temp, d.temp_bytes, static_cast<const T*>(d.in), static_cast<T*>(d.ref), n));
+    if constexpr (has_cub_scan_anchor<T>()) {
+      // The second anchor must give InclusiveSum's bits (into `out`, poisoned first).
+      BENCH_CHECK(cub_inclusive_scan_narrow<T>(nullptr, d.temp_scan_bytes, static_cast<const T*>(d.in),
+                                               static_cast<T*>(d.out), n));
+      BENCH_CHECK(cudaMalloc(&d.temp_scan, std::max<std::size_t>(d.temp_scan_bytes, 1)));
+      BENCH_CHECK(cudaMemsetAsync(d.out, 0xFF, bytes, g_stream));
+      BENCH_CHECK(cub_inclusive_scan_narrow<T>(d.temp_scan, d.temp_scan_bytes, static_cast<const T*>(d.in),
+                                               static_cast<T*>(d.out), n));
+      unsigned long long host[2] = {0, ~0ull};
+      BENCH_CHECK(cudaMemcpyAsync(g_scalars, host, sizeof(host), cudaMemcpyHostToDevice, g_stream));
+      compare_kernel<T><<<helper_grid(n), 256, 0, g_stream>>>(static_cast<const T*>(d.out),
+                                                              static_cast<const T*>(d.ref), n, 0.0, 0.0, g_scalars,
+                                                              g_scalars + 1);
+      BENCH_CHECK(cudaGetLastError());
+      BENCH_CHECK(cudaMemcpyAsync(host, g_scalars, sizeof(host), cudaMemcpyDeviceToHost, g_stream));
+      BENCH_CHECK(cudaStreamSynchronize(g_stream));
+      if (host[0] != 0) {
+        throw std::runtime_error("CUB anchors disagree: " + cub_scan_label<T>() + " differs from " +
+                                 cub_sum_label<T>() + " at " + std::to_string(host[0]) + " elements, first at " +
+                                 std::to_string(host[1]));
+      }
+    }
     BENCH_CHECK(cudaStreamSynchronize(g_stream));
   } catch (...) {
     (void)cudaStreamSynchronize(g_stream);
@@ -259,6 +377,12 @@ void launch_copy(const data_set& d) {
 template <class T>
 void launch_cub(data_set& d) {
   BENCH_CHECK(cub_inclusive_sum<T>(d.temp, d.temp_bytes, static_cast<const T*>(d.in), static_cast<T*>(d.out), d.n));
+}
+
+template <class T>
+void launch_cub_scan(data_set& d) {
+  BENCH_CHECK(cub_inclusive_scan_narrow<T>(d.temp_scan, d.temp_scan_bytes, static_cast<const T*>(d.in),
+                                           static_cast<T*>(d.out), d.n));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -297,7 +421,8 @@ int iterations_for(i64 n, bool chained) {
 
 struct baseline {
   double copy_ms = 0.0;
-  double cub_ms = 0.0;
+  double cub_ms = 0.0;                                             // InclusiveSum
+  double cub_scan_ms = std::numeric_limits<double>::quiet_NaN();  // InclusiveScan(narrow_plus); int8 / int16
 };
 std::map<std::pair<std::string, i64>, baseline> g_baselines;
 
@@ -308,14 +433,21 @@ baseline baseline_for(i64 n) {
   data_set& d = data_for<T>(n);
   launch_copy<T>(d);  // warm-up
   launch_cub<T>(d);
+  if constexpr (has_cub_scan_anchor<T>()) launch_cub_scan<T>(d);
   BENCH_CHECK(cudaStreamSynchronize(g_stream));
   const int iterations = iterations_for(n, false);
-  std::vector<double> copy_ms, cub_ms;
+  std::vector<double> copy_ms, cub_ms, cub_scan_ms;
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < iterations; ++i) copy_ms.push_back(time_once_ms([&] { launch_copy<T>(d); }));
     for (int i = 0; i < iterations; ++i) cub_ms.push_back(time_once_ms([&] { launch_cub<T>(d); }));
+    if constexpr (has_cub_scan_anchor<T>()) {
+      for (int i = 0; i < iterations; ++i) cub_scan_ms.push_back(time_once_ms([&] { launch_cub_scan<T>(d); }));
+    }
   }
-  const baseline b{median(copy_ms), median(cub_ms)};
+  baseline b;
+  b.copy_ms = median(copy_ms);
+  b.cub_ms = median(cub_ms);
+  if constexpr (has_cub_scan_anchor<T>()) b.cub_scan_ms = median(cub_scan_ms);
   g_baselines.emplace(key, b);
   return b;
 }
@@ -325,7 +457,7 @@ baseline baseline_for(i64 n) {
 
 struct row_record {
   std::string name;       // the registered name
-  std::string kind;       // copy | cub | scankit
+  std::string kind;       // copy | cub | cub_scan | scankit
   std::string strategy;   // for the summary table
   std::string algorithm;  // for the summary table
   std::string type;
@@ -336,6 +468,8 @@ struct row_record {
   std::vector<double> rep_ms;  // median per repetition
   double copy_ms = std::numeric_limits<double>::quiet_NaN();
   double cub_ms = std::numeric_limits<double>::quiet_NaN();
+  double cub_scan_ms = std::numeric_limits<double>::quiet_NaN();  // NaN: no second anchor for this type
+  std::string label;  // Google Benchmark label (anchor rows: the CUB call and its accumulator)
 };
 std::vector<row_record> g_rows;
 
@@ -362,7 +496,11 @@ void timed_loop(benchmark::State& state, row_record& row, Launch&& launch) {
   state.counters["ms"] = ms;
   state.counters["GBps"] = bytes / (ms * 1e-3) / 1e9;
   state.counters["frac_copy"] = row.copy_ms / ms;
-  if (row.kind != "copy") state.counters["vs_cub"] = row.cub_ms / ms;
+  if (row.kind != "copy") {
+    state.counters["vs_cub"] = row.cub_ms / ms;
+    if (!std::isnan(row.cub_scan_ms)) state.counters["vs_cub_scan"] = row.cub_scan_ms / ms;
+  }
+  if (!row.label.empty()) state.SetLabel(row.label);
 }
 
 // Compares the scankit result with CUB's; returns an empty string when they agree.
@@ -419,6 +557,7 @@ void bm_copy(benchmark::State& state, std::size_t row_index) {
     const baseline b = baseline_for<T>(row.n);
     row.copy_ms = b.copy_ms;
     row.cub_ms = b.cub_ms;
+    row.cub_scan_ms = b.cub_scan_ms;
     data_set& d = data_for<T>(row.n);
     timed_loop(state, row, [&] { launch_copy<T>(d); });
   } catch (const std::exception& e) {
@@ -433,8 +572,28 @@ void bm_cub(benchmark::State& state, std::size_t row_index) {
     const baseline b = baseline_for<T>(row.n);
     row.copy_ms = b.copy_ms;
     row.cub_ms = b.cub_ms;
+    row.cub_scan_ms = b.cub_scan_ms;
     data_set& d = data_for<T>(row.n);
     timed_loop(state, row, [&] { launch_cub<T>(d); });
+  } catch (const std::exception& e) {
+    fail(state, row, e.what());
+  }
+}
+
+template <class T>
+void bm_cub_scan(benchmark::State& state, std::size_t row_index) {
+  row_record& row = g_rows[row_index];
+  try {
+    if constexpr (has_cub_scan_anchor<T>()) {
+      const baseline b = baseline_for<T>(row.n);
+      row.copy_ms = b.copy_ms;
+      row.cub_ms = b.cub_ms;
+      row.cub_scan_ms = b.cub_scan_ms;
+      data_set& d = data_for<T>(row.n);
+      timed_loop(state, row, [&] { launch_cub_scan<T>(d); });
+    } else {
+      fail(state, row, "no cub_scan anchor for this type");
+    }
   } catch (const std::exception& e) {
     fail(state, row, e.what());
   }
@@ -451,15 +610,70 @@ void bm_scankit(benchmark::State& state, std::size_t row_index, scankit::scan_op
     const baseline b = baseline_for<T>(row.n);
     row.copy_ms = b.copy_ms;
     row.cub_ms = b.cub_ms;
+    row.cub_scan_ms = b.cub_scan_ms;
     data_set& d = data_for<T>(row.n);
     scankit::workspace ws;  // grown by the first call, reused by every timed one
+    // The production library runs the look-back; the textbook strategies and shapes are the lab's.
+    const bool production =
+        (options.strategy == scankit::scan_strategy::automatic ||
+         options.strategy == scankit::scan_strategy::decoupled_look_back) &&
+        options.items_per_thread == 0 && options.block_algorithm == scankit::block_scan_algorithm::automatic;
     auto launch = [&] {
-      scankit::inclusive_scan(static_cast<const T*>(d.in), static_cast<T*>(d.out), d.n, scankit::scan_op::plus,
-                              g_stream, &ws, options);
+      if (production) {
+        scankit::inclusive_scan(static_cast<const T*>(d.in), static_cast<T*>(d.out), d.n, scankit::scan_op::plus,
+                                g_stream, &ws, options);
+      } else {
+        scankit::lab::inclusive_scan(static_cast<const T*>(d.in), static_cast<T*>(d.out), d.n,
+                                     scankit::scan_op::plus, g_stream, &ws, options);
+      }
     };
     if (!row.checked) {
       row.checked = true;
       const std::string why = check_against_cub<T>(d, launch, options.deterministic);
+      if (!why.empty()) {
+        fail(state, row, why);
+        return;
+      }
+    }
+    timed_loop(state, row, launch);
+  } catch (const std::exception& e) {
+    fail(state, row, e.what());
+  }
+}
+
+// The template API on the same data, its input read as the plain array or through a transform
+// iterator (|x|: the inputs are in [0, 1), so the results equal CUB's, but the compiler cannot
+// drop it). Both run the staged kernel; the transform is applied as items leave shared memory.
+struct absolute_value {
+  __host__ __device__ float operator()(float x) const { return fabsf(x); }
+};
+
+template <class T, bool Transform>
+void bm_template(benchmark::State& state, std::size_t row_index) {
+  row_record& row = g_rows[row_index];
+  if (!row.error.empty()) {
+    state.SkipWithError(row.error.c_str());
+    return;
+  }
+  try {
+    const baseline b = baseline_for<T>(row.n);
+    row.copy_ms = b.copy_ms;
+    row.cub_ms = b.cub_ms;
+    row.cub_scan_ms = b.cub_scan_ms;
+    data_set& d = data_for<T>(row.n);
+    scankit::workspace ws;
+    auto launch = [&] {
+      const T* in = static_cast<const T*>(d.in);
+      if constexpr (Transform) {
+        scankit::device::inclusive_scan(thrust::make_transform_iterator(in, absolute_value{}), static_cast<T*>(d.out),
+                                        d.n, scankit::plus_op{}, g_stream, &ws);
+      } else {
+        scankit::device::inclusive_scan(in, static_cast<T*>(d.out), d.n, scankit::plus_op{}, g_stream, &ws);
+      }
+    };
+    if (!row.checked) {
+      row.checked = true;
+      const std::string why = check_against_cub<T>(d, launch, false);
       if (!why.empty()) {
         fail(state, row, why);
         return;
@@ -503,9 +717,17 @@ void register_copy_and_cub(i64 n) {
   const std::size_t copy_row = add_row("copy" + tail, "copy", "-", "-", type_name<T>(), n, sizeof(T));
   register_row("copy" + tail, iterations_for(n, false),
                [copy_row](benchmark::State& state) { bm_copy<T>(state, copy_row); });
-  const std::size_t cub_row = add_row("cub" + tail, "cub", "-", "-", type_name<T>(), n, sizeof(T));
+  const std::size_t cub_row = add_row("cub" + tail, "cub", "-", cub_sum_label<T>(true), type_name<T>(), n, sizeof(T));
+  g_rows[cub_row].label = cub_sum_label<T>();
   register_row("cub" + tail, iterations_for(n, false),
                [cub_row](benchmark::State& state) { bm_cub<T>(state, cub_row); });
+  if constexpr (has_cub_scan_anchor<T>()) {
+    const std::size_t scan_row =
+        add_row("cub_scan" + tail, "cub_scan", "-", cub_scan_label<T>(true), type_name<T>(), n, sizeof(T));
+    g_rows[scan_row].label = cub_scan_label<T>();
+    register_row("cub_scan" + tail, iterations_for(n, false),
+                 [scan_row](benchmark::State& state) { bm_cub_scan<T>(state, scan_row); });
+  }
 }
 
 template <class T>
@@ -565,6 +787,19 @@ void register_all() {
     register_matrix<std::int64_t>(n);
     register_matrix<float>(n);
     if (e == 28) {
+      // The template API with a transform-iterator input against the same call on the plain array.
+      for (const bool transform : {false, true}) {
+        const std::string label = transform ? "transform_iterator" : "pointer";
+        const std::string name = "scankit_template/" + label + "/float/" + std::to_string(n);
+        const std::size_t row = add_row(name, "template", label, "staged", "float", n, sizeof(float));
+        register_row(name, iterations_for(n, false), [row, transform](benchmark::State& state) {
+          if (transform) {
+            bm_template<float, true>(state, row);
+          } else {
+            bm_template<float, false>(state, row);
+          }
+        });
+      }
       register_scankit<float>(n, scan_strategy::automatic, block_scan_algorithm::warp_of_warps, 0, true);
       register_scankit<float>(n, scan_strategy::automatic, block_scan_algorithm::automatic, 0, true);
       // The issue targets: narrow integers and double at 2^28 (register kernel, then the default).
@@ -609,9 +844,11 @@ void register_all() {
 int print_summary() {
   std::fprintf(stderr,
                "\n== bench_scan summary: medians over repetitions; frac_copy = copy time / time, vs_cub = CUB time / "
-               "time (same type and n; > 1 is faster than CUB)\n");
-  std::fprintf(stderr, "%-8s %-20s %-28s %-6s %10s %10s %9s %9s %7s\n", "kind", "strategy", "algorithm", "type", "n",
-               "ms", "GB/s", "frac_copy", "vs_cub");
+               "time (same type and n; > 1 is faster than CUB) with CUB = cub::DeviceScan::InclusiveSum (int8, int16: "
+               "accumulates in int32); vs_cub_scan (int8, int16) = time of cub::DeviceScan::InclusiveScan with a plus "
+               "in the item type (accumulates in int8 / int16, like scankit) / time\n");
+  std::fprintf(stderr, "%-8s %-20s %-28s %-6s %10s %10s %9s %9s %7s %11s\n", "kind", "strategy", "algorithm", "type",
+               "n", "ms", "GB/s", "frac_copy", "vs_cub", "vs_cub_scan");
   int measured = 0, failed = 0;
   for (const row_record& row : g_rows) {
     if (row.rep_ms.empty() && row.error.empty()) continue;  // filtered out
@@ -627,9 +864,11 @@ int print_summary() {
     const double gbps = 2.0 * static_cast<double>(row.n) * static_cast<double>(row.value_bytes) / (ms * 1e-3) / 1e9;
     std::fprintf(stderr, "%10.4f %10.1f %9.3f ", ms, gbps, row.copy_ms / ms);
     if (row.kind == "copy") {
-      std::fprintf(stderr, "%7s\n", "-");
+      std::fprintf(stderr, "%7s %11s\n", "-", "-");
+    } else if (std::isnan(row.cub_scan_ms)) {
+      std::fprintf(stderr, "%7.3f %11s\n", row.cub_ms / ms, "-");
     } else {
-      std::fprintf(stderr, "%7.3f\n", row.cub_ms / ms);
+      std::fprintf(stderr, "%7.3f %11.3f\n", row.cub_ms / ms, row.cub_scan_ms / ms);
     }
   }
   std::fprintf(stderr, "== bench_scan: %d rows measured, %d failed\n", measured, failed);
@@ -662,6 +901,13 @@ void setup_gpu() {
   benchmark::AddCustomContext("cuda_driver_version", std::to_string(driver));
   benchmark::AddCustomContext("scankit_commit", commit != nullptr && *commit != '\0' ? commit : scankit_bench::build_commit);
   benchmark::AddCustomContext("scankit_build_commit", scankit_bench::build_commit);
+  benchmark::AddCustomContext("cub_version", std::to_string(CUB_VERSION));
+  benchmark::AddCustomContext("cub_anchor",
+                              "vs_cub and cub/<type>/<n> rows: cub::DeviceScan::InclusiveSum (int8 and int16 "
+                              "accumulate in int32, the item type otherwise)");
+  benchmark::AddCustomContext("cub_scan_anchor",
+                              "vs_cub_scan and cub_scan/<type>/<n> rows (int8, int16): cub::DeviceScan::InclusiveScan "
+                              "with a plus returning the item type (accumulates in int8 / int16, as scankit does)");
   std::fprintf(stderr, "bench_scan: %s, %d SMs, L2 %d bytes, %.1f GiB, sm_%d%d, CUDA runtime %d, driver %d, commit %s\n",
                prop.name, prop.multiProcessorCount, prop.l2CacheSize,
                static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), prop.major, prop.minor, runtime,

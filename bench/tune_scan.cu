@@ -52,13 +52,15 @@ double median_ms(const std::function<void()>& f) { return scankit_bench::median_
 // scan and the look-back. Full tiles only (the sweep's n is a power of two).
 template <class Staged, class T>
 __global__ void __launch_bounds__(Staged::block_threads)
-    staged_copy_kernel(const T* in, T* out, long long n, std::uint32_t* ticket, std::uint32_t tiles) {
+    staged_copy_kernel(const T* in, T* out, long long n, scankit::device_detail::single_pass_header* ticket,
+                       std::uint32_t tiles) {
   using shape = scankit::device_detail::staged_shape<Staged, T>;
   using stage = scankit::device_detail::tile_stage<T, shape::tile_items, shape::block_threads>;
   __shared__ typename stage::storage s;
   __shared__ std::uint32_t id;
   if (threadIdx.x == 0) {
-    const long long tile = ticket != nullptr ? scankit::device_detail::draw_tile_ticket(ticket, tiles) : blockIdx.x;
+    const long long tile =
+        ticket != nullptr ? scankit::device_detail::draw_tile_ticket(ticket, tiles).tile : blockIdx.x;
     id = static_cast<std::uint32_t>(tile);
     stage::issue(s, in, n, tile);
     if constexpr (Staged::prefetch_tiles_ahead > 0) stage::prefetch_l2(in, n, tile + Staged::prefetch_tiles_ahead);
@@ -89,12 +91,14 @@ struct strided_state {
 
 template <int Stride, int BlockThreads>
 __global__ void __launch_bounds__(BlockThreads)
-    look_back_only_kernel(std::uint32_t* ticket, strided_state<Stride> state, std::uint32_t tiles, std::uint32_t* sink) {
+    look_back_only_kernel(scankit::device_detail::single_pass_header* ticket, strided_state<Stride> state,
+                          std::uint32_t tiles, std::uint32_t* sink) {
   using namespace scankit::device_detail;
-  __shared__ std::uint32_t id;
-  if (threadIdx.x == 0) id = draw_tile_ticket(ticket, tiles);
+  __shared__ tile_ticket drawn;
+  if (threadIdx.x == 0) drawn = draw_tile_ticket(ticket, tiles);
   __syncthreads();
-  const long long tile = id;
+  const long long tile = drawn.tile;
+  state.packed.epoch = drawn.epoch;
   if (threadIdx.x < 32) {
     if (tile == 0) {
       if (threadIdx.x == 0) state.publish(0, flag_prefix, 1u);
@@ -113,13 +117,13 @@ __global__ void __launch_bounds__(BlockThreads)
 template <int Stride, int BlockThreads>
 void time_look_back_only(std::uint32_t tiles) {
   std::uint64_t* slots = nullptr;
-  std::uint32_t* ticket = nullptr;
+  scankit::device_detail::single_pass_header* ticket = nullptr;
   std::uint32_t* sink = nullptr;
   const std::size_t slot_count = static_cast<std::size_t>(tiles) * Stride;
   SCANKIT_CUDA_CHECK(cudaMalloc(&slots, slot_count * sizeof(std::uint64_t)));
-  SCANKIT_CUDA_CHECK(cudaMalloc(&ticket, sizeof(std::uint32_t)));
+  SCANKIT_CUDA_CHECK(cudaMalloc(&ticket, sizeof(*ticket)));
   SCANKIT_CUDA_CHECK(cudaMalloc(&sink, sizeof(std::uint32_t)));
-  SCANKIT_CUDA_CHECK(cudaMemset(ticket, 0, sizeof(std::uint32_t)));
+  SCANKIT_CUDA_CHECK(cudaMemset(ticket, 0, sizeof(*ticket)));
   SCANKIT_CUDA_CHECK(cudaMemset(sink, 0, sizeof(std::uint32_t)));
   std::vector<float> times;
   cudaEvent_t a, b;
@@ -127,7 +131,8 @@ void time_look_back_only(std::uint32_t tiles) {
   SCANKIT_CUDA_CHECK(cudaEventCreate(&b));
   for (int r = 0; r < reps + 1; ++r) {
     SCANKIT_CUDA_CHECK(cudaMemset(slots, 0, slot_count * sizeof(std::uint64_t)));
-    strided_state<Stride> state{scankit::device_detail::make_tile_state<std::uint32_t>(slots, nullptr, slot_count, 1)};
+    SCANKIT_CUDA_CHECK(cudaMemset(ticket, 0, sizeof(*ticket)));
+    strided_state<Stride> state{scankit::device_detail::make_tile_state<std::uint32_t>(slots, nullptr, slot_count)};
     SCANKIT_CUDA_CHECK(cudaEventRecord(a));
     look_back_only_kernel<Stride, BlockThreads><<<tiles, BlockThreads>>>(ticket, state, tiles, sink);
     SCANKIT_CUDA_CHECK(cudaEventRecord(b));
@@ -224,7 +229,7 @@ struct type_bench {
   template <class Staged>
   void capped(int blocks_per_sm, const std::string& label) {
     using namespace scankit::device_detail;
-    auto* kernel = scan_staged_tiles_kernel<Staged, tile_prefix_source::decoupled_look_back, T, scankit::plus_op>;
+    auto* kernel = scan_staged_tiles_kernel<Staged, tile_prefix_source::decoupled_look_back, T, const T*, scankit::plus_op>;
     cudaFuncAttributes attributes{};
     SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     int smem_per_sm = 0, reserved = 0;
@@ -255,9 +260,9 @@ struct type_bench {
     const long long tiles = (n + tile_items - 1) / tile_items;
     const scankit::workspace_view view = ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
                                                     tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
-    const scan_tiles_args<T> args =
-        single_pass_args(in, out, n, tiles, false, T{}, view, staged_look_back_backoff<Staged, Source>());
-    scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op, Probe>
+    auto args = scan_args<T>(static_cast<const T*>(in), out, n, tiles, false, T{});
+    args.pass = make_single_pass_context<T>(view, tiles, staged_look_back_backoff<Staged, Source>());
+    scan_staged_tiles_kernel<Staged, Source, T, const T*, scankit::plus_op, Probe>
         <<<static_cast<unsigned>(tiles), Staged::launch_threads, pad>>>(args, scankit::plus_op{});
   }
 
@@ -268,9 +273,9 @@ struct type_bench {
     using scankit::device_detail::staged_shape;
     constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
     const long long tiles = (n + tile_items - 1) / tile_items;
-    std::uint32_t* ticket = nullptr;
-    SCANKIT_CUDA_CHECK(cudaMalloc(&ticket, sizeof(std::uint32_t)));
-    SCANKIT_CUDA_CHECK(cudaMemset(ticket, 0, sizeof(std::uint32_t)));
+    scankit::device_detail::single_pass_header* ticket = nullptr;
+    SCANKIT_CUDA_CHECK(cudaMalloc(&ticket, sizeof(*ticket)));
+    SCANKIT_CUDA_CHECK(cudaMemset(ticket, 0, sizeof(*ticket)));
     const auto grid = static_cast<unsigned>(tiles);
     const double copy_block_ms = median_ms([&] {
       staged_copy_kernel<Staged, T><<<grid, Staged::block_threads>>>(in, out, n, nullptr, static_cast<std::uint32_t>(tiles));
@@ -331,7 +336,7 @@ template <class T, class Staged,
           scankit::device_detail::tile_prefix_source Source = scankit::device_detail::tile_prefix_source::decoupled_look_back>
 std::string residency() {
   using namespace scankit::device_detail;
-  auto* kernel = scan_staged_tiles_kernel<Staged, Source, T, scankit::plus_op>;
+  auto* kernel = scan_staged_tiles_kernel<Staged, Source, T, const T*, scankit::plus_op>;
   cudaFuncAttributes attributes{};
   SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   int per_sm = 0;

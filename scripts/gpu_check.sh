@@ -5,11 +5,31 @@
 #
 # Steps (env STEPS, default "tests sanitizer bench"; each one keeps going when another fails):
 #   tests      ctest -L gpu (the GPU suite)                          -> OUTDIR/gpu_tests.log
-#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on the scan test binaries
-#                                                                    -> OUTDIR/sanitizer_<tool>.log
+#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on a scan test binary and a
+#              compaction test binary (test_select_if), at small sizes -> OUTDIR/sanitizer.log
 #   bench      bench/bench_scan with JSON output                     -> OUTDIR/bench.log, bench_scan.json
+#   compare    (not in the default STEPS) bench/bench_scan and bench/bench_compact of two builds,
+#              BEFORE_BUILD_DIR (old) and BUILD_DIR (new), run alternately in this call (round 1:
+#              old scan, new scan, old compact, new compact; round 2: the same; ...), then
+#              scripts/compare_bench.py prints a before/after table into the summary
+#                                                                    -> OUTDIR/compare.log, compare.json
 # A short summary is printed last and kept in OUTDIR/summary.txt. The exit status is 0 only when
-# every selected step passed. OUTDIR holds at most these 7 files.
+# every selected step passed (rows the compare step flags as slower do not fail it).
+#
+# Files in OUTDIR (the GPU machine hands back at most 8): with the steps tests, sanitizer, bench
+# and compare at most these 7:
+#   summary.txt       the summary (also printed last)
+#   gpu_tests.log     tests: ctest's output
+#   sanitizer.log     sanitizer (and cli): every tool x binary, each section headed "### <tool> ..."
+#   bench.log         bench: bench_scan's output (its summary table at the end)
+#   bench_scan.json   bench: Google Benchmark JSON
+#   compare.log       compare: every run's output in order (headed "### compare round <r> <old|new>
+#                     <binary>"), then compare_bench.py's full table
+#   compare.json      compare: every run's JSON in one file (compare_bench.py --merge format:
+#                     runs[<binary>][old|new] = the rounds; reprint with
+#                     `scripts/compare_bench.py compare.json`)
+# The extra steps add: tune 2 files (tune_scan.log, .json), compact 2 (bench_compact.log, .json),
+# lab 1 and a folder (lab.log, lab/), cli none (it appends to sanitizer.log).
 #
 # Environment:
 #   BUILD_DIR               the build folder (default: <repo>/build)
@@ -17,18 +37,53 @@
 #   TESTS_TIMEOUT           seconds for the whole ctest run (default 240)
 #   TEST_TIMEOUT            seconds for one test (ctest --timeout, default 120)
 #   TESTS_JOBS              ctest -j (default 1: the tests share one GPU)
-#   SANITIZER_TESTS         test binaries to sanitize: names under BUILD_DIR/tests/core or paths
-#                           (default test_scan_matrix_warp_of_warps if built, else every
-#                           test_scan_* there)
-#   SANITIZER_GTEST_FILTER  --gtest_filter for them (default '*'; pick small sizes, e.g. '*B32_K1*')
+#   SANITIZER_TESTS         test binaries to sanitize: names under BUILD_DIR/tests/core or paths;
+#                           when set, only these run, each with SANITIZER_GTEST_FILTER. Unset: the
+#                           scan binary (test_scan_matrix_warp_of_warps if built, else every
+#                           test_scan_* there) with SANITIZER_GTEST_FILTER, and the compaction
+#                           binaries SANITIZER_COMPACT_TESTS with SANITIZER_COMPACT_FILTER
+#   SANITIZER_GTEST_FILTER  --gtest_filter for the scan binary (default '*'; pick small sizes,
+#                           e.g. '*B32_K1*')
+#   SANITIZER_COMPACT_TESTS compaction binaries (names under BUILD_DIR/tests/algorithms or paths;
+#                           default test_select_if; "none" leaves compaction out)
+#   SANITIZER_COMPACT_FILTER --gtest_filter for them (default
+#                           'SelectIfRange/0.*:SelectIfRange/3.*:SelectIfNotNan/0.*': int32, uint64
+#                           and float items, every size and pattern, both strategies)
+#   SCANKIT_TEST_SMALL      the sanitizer runs set it to 1 unless it is set (compaction tests then
+#                           stay below ~10 tiles; 0 gives the full sizes)
 #   SANITIZER_TOOLS         default "memcheck racecheck synccheck"
 #   SANITIZER_TIMEOUT       seconds per tool and binary (default 120)
+#                           A binary whose filter matches no test fails its tool.
 #   BENCH_FILTER            --benchmark_filter (default: everything)
 #   BENCH_ARGS              more bench_scan arguments (e.g. --benchmark_repetitions=3)
 #   BENCH_TIMEOUT           seconds (default 330)
 #   GPU_CHECK_DEADLINE      seconds the whole script may take (default 570); steps are cut short
-#                           so that the summary is always printed, and time is kept for the bench
+#                           so that the summary is always printed, and time is kept for the steps
+#                           still to come (sanitizer 120 s, bench 120 s, compare 200 s). All four
+#                           of tests, sanitizer, bench, compare are estimated at 8-9 minutes (the
+#                           tests then get 115 s): prefer STEPS=compare (estimated 4 minutes with
+#                           the defaults: 8 runs) in a call of its own.
 #   SCANKIT_COMMIT          recorded in the benchmark JSON (default: git HEAD of the repo, if known)
+# The compare step:
+#   BEFORE_BUILD_DIR        the old build folder (required; same layout as BUILD_DIR: its
+#                           bench/bench_scan and bench/bench_compact are run). A binary missing on
+#                           either side is left out with a note; the step fails if none is left.
+#   BEFORE_COMMIT           recorded as scankit_commit in the old runs' JSON (default: the commit
+#                           the old binaries were built from)
+#   COMPARE_ROUNDS          rounds (default 2); each round runs old then new of each binary
+#   COMPARE_BENCHES         which binaries (default "bench_scan bench_compact")
+#   COMPARE_FILTER          bench_scan's --benchmark_filter (default '/268435456|/65536': the 2^28
+#                           and the 2^16 rows, with their copy and CUB rows; set but empty: all)
+#   COMPARE_COMPACT_FILTER  bench_compact's --benchmark_filter (default: every row; all are 2^28
+#                           and their names carry no size; a filter must keep each workload's
+#                           copy and cub rows, which the scankit rows need)
+#   COMPARE_ARGS            more arguments for every compare run (e.g. --benchmark_repetitions=3)
+#   COMPARE_RUN_TIMEOUT     seconds per run (default 150); runs that no longer fit the deadline
+#                           are left out (a run cut short still gives its finished rows)
+#   COMPARE_THRESHOLD       compare_bench.py --threshold: flag rows whose new time is more than
+#                           this fraction slower (default 0.01), by best and by median of rounds
+#   COMPARE_SUMMARY         "full" (default): the whole table goes into the summary; "flagged":
+#                           only the flagged rows and the totals (compare.log keeps the whole table)
 #
 # Before copying a build folder to the GPU machine, run `ctest --test-dir build -N` once where it
 # was built: that writes the test lists (gtest discovery), so the GPU machine needs nothing of the
@@ -65,6 +120,29 @@ fail_step() { failed_steps+=("$1"); }
 
 elapsed() { echo $(( $(date +%s) - script_start )); }
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
+# Seconds to keep for the steps listed after the first `$1` in STEPS (0 for the others).
+reserve_after() {
+  local current=$1 seen=0 total=0 s
+  for s in $STEPS; do
+    if (( seen )); then
+      case "$s" in
+        sanitizer) total=$(( total + 120 )) ;;
+        bench) total=$(( total + 120 )) ;;
+        compare) total=$(( total + 200 )) ;;
+      esac
+    elif [[ "$s" == "$current" ]]; then
+      seen=1
+    fi
+  done
+  echo "$total"
+}
+# Logs shared by several steps are emptied once per script run, by the first step that writes.
+started_logs=" "
+start_log() {
+  [[ "$started_logs" == *" $1 "* ]] && return 0
+  : >"$1"
+  started_logs+="$1 "
+}
 # Seconds a step may take: its own limit, cut to what the deadline leaves after keeping
 # `reserve` seconds for the steps still to come (and 15 s for the summary).
 step_limit() {
@@ -155,9 +233,8 @@ prepare_test_lists() {
 # Step: the GPU test suite.
 step_tests() {
   local log="$OUTDIR/gpu_tests.log"
-  local reserve=0
-  has_step sanitizer && reserve=$(( reserve + 90 ))
-  has_step bench && reserve=$(( reserve + 200 ))
+  local reserve
+  reserve=$(reserve_after tests)
   local limit
   limit=$(step_limit "${TESTS_TIMEOUT:-240}" "$reserve")
   if too_little "$limit" "${TESTS_TIMEOUT:-240}" 10; then
@@ -196,7 +273,7 @@ step_tests() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Step: compute-sanitizer on the scan tests.
+# Step: compute-sanitizer on a scan test binary and a compaction test binary.
 find_sanitizer() {
   local c
   for c in "$(command -v compute-sanitizer 2>/dev/null)" /usr/local/cuda/bin/compute-sanitizer \
@@ -206,67 +283,82 @@ find_sanitizer() {
   return 1
 }
 
+# One line per binary to sanitize: "<path><TAB><gtest filter>".
 sanitizer_binaries() {
-  local dir="$BUILD_DIR/tests/core" b
+  local dir="$BUILD_DIR/tests/core" b filter=${SANITIZER_GTEST_FILTER:-'*'}
   if [[ -n "${SANITIZER_TESTS:-}" ]]; then
     for b in $SANITIZER_TESTS; do
-      if [[ "$b" == */* ]]; then echo "$b"; else echo "$dir/$b"; fi
+      if [[ "$b" == */* ]]; then printf '%s\t%s\n' "$b" "$filter"; else printf '%s\t%s\n' "$dir/$b" "$filter"; fi
     done
-  elif [[ -x "$dir/test_scan_matrix_warp_of_warps" ]]; then
-    echo "$dir/test_scan_matrix_warp_of_warps"
+    return 0
+  fi
+  if [[ -x "$dir/test_scan_matrix_warp_of_warps" ]]; then
+    printf '%s\t%s\n' "$dir/test_scan_matrix_warp_of_warps" "$filter"
   else
     for b in "$dir"/test_scan_*; do
-      [[ -f "$b" && -x "$b" ]] && echo "$b"
+      [[ -f "$b" && -x "$b" ]] && printf '%s\t%s\n' "$b" "$filter"
     done
   fi
+  local compact=${SANITIZER_COMPACT_TESTS:-test_select_if}
+  local compact_filter=${SANITIZER_COMPACT_FILTER:-'SelectIfRange/0.*:SelectIfRange/3.*:SelectIfNotNan/0.*'}
+  [[ "$compact" == none ]] && return 0
+  for b in $compact; do
+    if [[ "$b" == */* ]]; then
+      printf '%s\t%s\n' "$b" "$compact_filter"
+    else
+      printf '%s\t%s\n' "$BUILD_DIR/tests/algorithms/$b" "$compact_filter"
+    fi
+  done
 }
 
 step_sanitizer() {
-  local sanitizer tools filter binaries=() b
+  local sanitizer tools lines=() line log="$OUTDIR/sanitizer.log"
   tools=${SANITIZER_TOOLS:-"memcheck racecheck synccheck"}
-  filter=${SANITIZER_GTEST_FILTER:-'*'}
   if ! sanitizer=$(find_sanitizer); then
     add "sanitizer: compute-sanitizer NOT FOUND"; fail_step sanitizer; return
   fi
-  while IFS= read -r b; do [[ -n "$b" ]] && binaries+=("$b"); done < <(sanitizer_binaries)
-  if (( ${#binaries[@]} == 0 )); then
+  while IFS= read -r line; do [[ -n "$line" ]] && lines+=("$line"); done < <(sanitizer_binaries)
+  if (( ${#lines[@]} == 0 )); then
     add "sanitizer: no test binaries found under $BUILD_DIR/tests/core"; fail_step sanitizer; return
   fi
-  local tool reserve=0
-  has_step bench && reserve=200
+  start_log "$log"
+  # Small sizes under the sanitizers (the compaction tests read it; the caller's value wins).
+  local small=${SCANKIT_TEST_SMALL-1}
+  local tool reserve
+  reserve=$(reserve_after sanitizer)
   for tool in $tools; do
-    local log="$OUTDIR/sanitizer_${tool}.log" tool_ok=1
-    : >"$log"
-    for b in "${binaries[@]}"; do
-      local name limit rc
+    local tool_ok=1
+    for line in "${lines[@]}"; do
+      local b=${line%%$'\t'*} filter=${line#*$'\t'} name limit rc
       name=$(basename "$b")
       limit=$(step_limit "${SANITIZER_TIMEOUT:-120}" "$reserve")
       if [[ ! -x "$b" ]]; then
-        echo "### $b: not found" >>"$log"
-        add "sanitizer $tool $name: BINARY NOT FOUND"; tool_ok=0; continue
+        echo "### $tool $name: $b not found" >>"$log"
+        add "sanitizer $tool $name: BINARY NOT FOUND ($b)"; tool_ok=0; continue
       fi
       if too_little "$limit" "${SANITIZER_TIMEOUT:-120}" 10; then
         add "sanitizer $tool $name: NOT RUN (no time left)"; tool_ok=0; continue
       fi
       say "sanitizer: $tool on $name --gtest_filter=$filter (limit ${limit}s) -> $log"
-      {
-        echo "### compute-sanitizer --tool $tool --error-exitcode 1 $b --gtest_filter=$filter"
-      } >>"$log"
+      echo "### $tool $name: SCANKIT_TEST_SMALL=$small compute-sanitizer --tool $tool --error-exitcode 1 $b --gtest_filter=$filter" >>"$log"
       local t0
       t0=$(date +%s)
-      (cd "$(dirname "$b")" && run_limited "$limit" "$sanitizer" --tool "$tool" --error-exitcode 1 \
-        "$b" --gtest_filter="$filter") >"$TMP/run.log" 2>&1
+      (cd "$(dirname "$b")" && SCANKIT_TEST_SMALL="$small" run_limited "$limit" "$sanitizer" --tool "$tool" \
+        --error-exitcode 1 "$b" --gtest_filter="$filter") >"$TMP/run.log" 2>&1
       rc=$?
       local secs=$(( $(date +%s) - t0 ))
       cat "$TMP/run.log" >>"$log"
-      echo "### exit $rc after ${secs}s" >>"$log"
-      local errors tests
-      errors=$(grep -E 'ERROR SUMMARY' "$TMP/run.log" | tail -n 1 | sed 's/^=* *//')
+      echo "### $tool $name: exit $rc after ${secs}s" >>"$log"
+      local errors tests none=""
+      errors=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$TMP/run.log" | tail -n 1 | sed 's/^=* *//')
       tests=$(grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ tests?' "$TMP/run.log" | tr '\n' ' ' | sed 's/ *$//')
+      if grep -qE '^\[  PASSED  \] 0 tests' "$TMP/run.log"; then
+        none=" | the filter matched no test"; tool_ok=0
+      fi
       if (( rc == 124 || rc == 137 )); then
         add "sanitizer $tool $name: TIMED OUT after ${limit}s (${errors:-no error summary})"
       else
-        add "sanitizer $tool $name: ${errors:-no ERROR SUMMARY line} | ${tests:-no gtest result} | exit $rc, ${secs}s"
+        add "sanitizer $tool $name: ${errors:-no ERROR SUMMARY line} | ${tests:-no gtest result} | exit $rc, ${secs}s$none"
       fi
       (( rc != 0 )) && tool_ok=0
     done
@@ -276,6 +368,17 @@ step_sanitizer() {
 
 # ---------------------------------------------------------------------------------------------
 # Step: the benchmarks.
+
+# SCANKIT_COMMIT for the JSON of this repository's build: git HEAD (-dirty) unless set.
+ensure_commit() {
+  [[ -n "${SCANKIT_COMMIT:-}" ]] && return 0
+  local head
+  if head=$(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null); then
+    [[ -n "$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ]] && head="$head-dirty"
+    export SCANKIT_COMMIT="$head"
+  fi
+}
+
 step_bench() {
   local bin="$BUILD_DIR/bench/bench_scan" log="$OUTDIR/bench.log" json="$OUTDIR/bench_scan.json"
   if [[ ! -x "$bin" ]]; then
@@ -286,13 +389,7 @@ step_bench() {
   if too_little "$limit" "${BENCH_TIMEOUT:-330}" 30; then
     add "bench: NOT RUN (no time left)"; fail_step bench; return
   fi
-  if [[ -z "${SCANKIT_COMMIT:-}" ]]; then
-    local head
-    if head=$(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null); then
-      [[ -n "$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ]] && head="$head-dirty"
-      export SCANKIT_COMMIT="$head"
-    fi
-  fi
+  ensure_commit
   local args=(--benchmark_out="$json" --benchmark_out_format=json)
   [[ -n "${BENCH_FILTER:-}" ]] && args+=(--benchmark_filter="$BENCH_FILTER")
   # shellcheck disable=SC2206
@@ -311,13 +408,15 @@ step_bench() {
     add "bench: ${rows:-no summary table} (exit $rc, ${secs}s; bench.log, bench_scan.json)"
   fi
   (( rc == 0 )) || fail_step bench
-  # int32 at 2^20, 2^24, 2^28: copy, CUB and the four strategies with the warp-of-warps block scan.
+  # int32 at 2^20, 2^24, 2^28: copy, CUB and the four strategies with the warp-of-warps block scan;
+  # int8 and int16 at 2^28: every row (copy, both CUB anchors, scankit), for vs_cub and vs_cub_scan.
   local table
   table=$(awk '
     /^== bench_scan summary/ { on = 1; next }
     on && $1 == "kind" { header = $0; next }
     on && ($4 == "int32") && ($5 == 1048576 || $5 == 16777216 || $5 == 268435456) &&
-      ($1 == "copy" || $1 == "cub" || $3 == "warp_of_warps") { print }
+      ($1 == "copy" || $1 == "cub" || $3 == "warp_of_warps") { print; next }
+    on && ($4 == "int8" || $4 == "int16") && $5 == 268435456 { print }
     ' "$log")
   if [[ -n "$table" ]]; then
     add "$(grep -m1 -E '^kind +strategy' "$log")"
@@ -330,6 +429,120 @@ step_bench() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Step: compare two builds (BEFORE_BUILD_DIR = old, BUILD_DIR = new), benchmark by benchmark, in
+# alternating runs of one call; scripts/compare_bench.py makes the table.
+step_compare() {
+  local log="$OUTDIR/compare.log" merged="$OUTDIR/compare.json"
+  local old_dir=${BEFORE_BUILD_DIR:-} rounds=${COMPARE_ROUNDS:-2}
+  local benches=${COMPARE_BENCHES:-"bench_scan bench_compact"}
+  if [[ -z "$old_dir" ]]; then
+    add "compare: BEFORE_BUILD_DIR not set (the old build folder)"; fail_step compare; return
+  fi
+  [[ "$old_dir" == /* ]] || old_dir="$PWD/$old_dir"
+  if [[ ! -d "$old_dir" ]]; then
+    add "compare: BEFORE_BUILD_DIR $old_dir not found"; fail_step compare; return
+  fi
+  if [[ ! "$rounds" =~ ^[1-9][0-9]*$ ]]; then
+    add "compare: COMPARE_ROUNDS must be a positive integer (got '$rounds')"; fail_step compare; return
+  fi
+  local python
+  if ! python=$(command -v python3); then
+    add "compare: python3 NOT FOUND (compare_bench.py needs it)"; fail_step compare; return
+  fi
+  start_log "$log"
+  ensure_commit
+  local new_commit=${SCANKIT_COMMIT:-}
+  local bench ok_benches=()
+  for bench in $benches; do
+    if [[ ! -x "$old_dir/bench/$bench" ]]; then
+      add "compare: $bench left out: $old_dir/bench/$bench NOT FOUND"
+    elif [[ ! -x "$BUILD_DIR/bench/$bench" ]]; then
+      add "compare: $bench left out: $BUILD_DIR/bench/$bench NOT FOUND"
+    else
+      ok_benches+=("$bench")
+    fi
+  done
+  if (( ${#ok_benches[@]} == 0 )); then
+    add "compare: no benchmark binary in both builds"; fail_step compare; return
+  fi
+  add "compare: old $old_dir (${BEFORE_COMMIT:-its build commit}), new $BUILD_DIR (${new_commit:-its build commit}); $rounds rounds of ${ok_benches[*]}"
+  mkdir -p "$TMP/compare"
+  local reserve want=${COMPARE_RUN_TIMEOUT:-150} round side step_ok=1 stopped=0
+  reserve=$(reserve_after compare)
+  local old_files=() new_files=()
+  for (( round = 1; round <= rounds && !stopped; round++ )); do
+    for bench in "${ok_benches[@]}"; do
+      (( stopped )) && break
+      for side in old new; do
+        local dir=$BUILD_DIR filter=""
+        [[ "$side" == old ]] && dir=$old_dir
+        case "$bench" in
+          bench_scan) filter=${COMPARE_FILTER-'/268435456|/65536'} ;;
+          bench_compact) filter=${COMPARE_COMPACT_FILTER:-} ;;
+        esac
+        local json="$TMP/compare/r$round.$side.$bench.json"
+        local args=(--benchmark_out="$json" --benchmark_out_format=json)
+        [[ -n "$filter" ]] && args+=(--benchmark_filter="$filter")
+        # shellcheck disable=SC2206
+        [[ -n "${COMPARE_ARGS:-}" ]] && args+=(${COMPARE_ARGS})
+        local limit
+        limit=$(step_limit "$want" "$reserve")
+        if too_little "$limit" "$want" 20; then
+          add "compare: round $round $side $bench and later runs NOT RUN (no time left)"
+          stopped=1; step_ok=0; break
+        fi
+        local env_commit=(env -u SCANKIT_COMMIT)
+        if [[ "$side" == new && -n "$new_commit" ]]; then
+          env_commit=(env SCANKIT_COMMIT="$new_commit")
+        elif [[ "$side" == old && -n "${BEFORE_COMMIT:-}" ]]; then
+          env_commit=(env SCANKIT_COMMIT="$BEFORE_COMMIT")
+        fi
+        say "compare: round $round $side $dir/bench/$bench ${args[*]} (limit ${limit}s) -> $log"
+        echo "### compare round $round $side $bench: $dir/bench/$bench ${args[*]}" >>"$log"
+        local t0 rc secs rows
+        t0=$(date +%s)
+        run_limited "$limit" "${env_commit[@]}" "$dir/bench/$bench" "${args[@]}" >"$TMP/run.log" 2>&1
+        rc=$?
+        secs=$(( $(date +%s) - t0 ))
+        cat "$TMP/run.log" >>"$log"
+        echo "### compare round $round $side $bench: exit $rc after ${secs}s" >>"$log"
+        rows=$(grep -E "^== $bench: [0-9]+ rows" "$TMP/run.log" | tail -n 1 | sed "s/^== $bench: //")
+        if (( rc == 124 || rc == 137 )); then
+          add "compare: round $round $side $bench: TIMED OUT after ${limit}s (its finished rows are used)"
+        else
+          add "compare: round $round $side $bench: ${rows:-no summary table} (exit $rc, ${secs}s)"
+        fi
+        (( rc == 0 )) || step_ok=0
+        if [[ -s "$json" ]]; then
+          if [[ "$side" == old ]]; then old_files+=("$json"); else new_files+=("$json"); fi
+        fi
+      done
+    done
+  done
+  if (( ${#old_files[@]} == 0 || ${#new_files[@]} == 0 )); then
+    add "compare: no JSON from one of the sides (old ${#old_files[@]}, new ${#new_files[@]})"
+    fail_step compare; return
+  fi
+  local rc
+  "$python" "$REPO/scripts/compare_bench.py" --threshold "${COMPARE_THRESHOLD:-0.01}" --merge "$merged" \
+    --old "${old_files[@]}" --new "${new_files[@]}" >"$TMP/compare.txt" 2>&1
+  rc=$?
+  {
+    echo "### compare_bench.py --threshold ${COMPARE_THRESHOLD:-0.01} (exit $rc)"
+    cat "$TMP/compare.txt"
+  } >>"$log"
+  if [[ "${COMPARE_SUMMARY:-full}" == flagged && $rc -eq 0 ]]; then
+    "$python" "$REPO/scripts/compare_bench.py" --threshold "${COMPARE_THRESHOLD:-0.01}" --only-flagged "$merged" \
+      >"$TMP/compare.txt" 2>&1
+  fi
+  while IFS= read -r l; do add "$l"; done <"$TMP/compare.txt"
+  if (( rc != 0 )); then
+    add "compare: compare_bench.py failed (exit $rc)"; step_ok=0
+  fi
+  (( step_ok )) || fail_step compare
+}
+
+# ---------------------------------------------------------------------------------------------
 # Extra steps, each one binary whose output goes to OUTDIR (not in the default STEPS):
 #   tune     bench/tune_scan: shapes and back-off of the single-pass kernel  -> tune_scan.{log,json}
 #   compact  bench/bench_compact: compaction against CUB                     -> bench_compact.{log,json}
@@ -337,7 +550,7 @@ step_bench() {
 #   cli      compute-sanitizer (memcheck, racecheck, synccheck) on `scankit scan --n $CLI_N`
 #            (default 300000): every strategy x block algorithm of the precompiled int32 sum at 74
 #            register tiles; 2000000 also reaches the staged kernel's L2 prefetch (more than 128
-#            tiles of 32 KiB)                                           -> sanitizer_cli.log
+#            tiles of 32 KiB)                                  -> appended to sanitizer.log
 step_binary() {
   local name=$1 bin=$2 limit=$3; shift 3
   if [[ ! -x "$bin" ]]; then add "$name: $bin NOT FOUND"; fail_step "$name"; return; fi
@@ -350,15 +563,17 @@ step_binary() {
   (( rc == 0 )) || fail_step "$name"
 }
 step_cli_sanitizer() {
-  local sanitizer log="$OUTDIR/sanitizer_cli.log" tool rc errors
+  local sanitizer log="$OUTDIR/sanitizer.log" tool rc errors
   sanitizer=$(find_sanitizer) || { add "cli sanitizer: compute-sanitizer NOT FOUND"; fail_step cli; return; }
-  : >"$log"
+  start_log "$log"
   for tool in memcheck racecheck synccheck; do
+    echo "### $tool cli: compute-sanitizer --tool $tool --error-exitcode 1 $BUILD_DIR/apps/scankit scan --n ${CLI_N:-300000} --repeat 1" >>"$log"
     run_limited 120 "$sanitizer" --tool "$tool" --error-exitcode 1 "$BUILD_DIR/apps/scankit" scan --n "${CLI_N:-300000}" \
       --repeat 1 >"$TMP/run.log" 2>&1
     rc=$?
     cat "$TMP/run.log" >>"$log"
-    errors=$(grep -E 'ERROR SUMMARY' "$TMP/run.log" | tail -n 1 | sed 's/^=* *//')
+    echo "### $tool cli: exit $rc" >>"$log"
+    errors=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$TMP/run.log" | tail -n 1 | sed 's/^=* *//')
     add "sanitizer $tool scankit scan: ${errors:-no ERROR SUMMARY line} | exit $rc"
     (( rc == 0 )) || fail_step "cli:$tool"
   done
@@ -373,8 +588,9 @@ for step in $STEPS; do
     compact) step_binary bench_compact "$BUILD_DIR/bench/bench_compact" 200 \
                --benchmark_out="$OUTDIR/bench_compact.json" --benchmark_out_format=json ;;
     lab) step_binary lab "$BUILD_DIR/apps/scankit" 400 lab ${LAB_ARGS:---quick} --out "$OUTDIR/lab" ;;
+    compare) step_compare ;;
     cli) step_cli_sanitizer ;;
-    *) add "unknown step '$step' (known: tests sanitizer bench tune compact lab cli)"; fail_step "$step" ;;
+    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli)"; fail_step "$step" ;;
   esac
 done
 

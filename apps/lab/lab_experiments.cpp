@@ -382,7 +382,7 @@ class engine final : public measurer {
         options.strategy = v.strategy;
         options.block_algorithm = v.block;
         options.items_per_thread = v.items_per_thread;
-        inclusive_scan(d_in(), d_out(), n, scan_op::plus, nullptr, &workspace_, options);
+        scankit::lab::inclusive_scan(d_in(), d_out(), n, scan_op::plus, nullptr, &workspace_, options);
         return;
       }
     }
@@ -881,7 +881,7 @@ std::int64_t fitting_capacity(const lab_plan& plan, const device_facts& device, 
       o.items_per_thread = has_kernel_variants(plan.type) ? 1 : 0;
       try {
         workspace_bytes = std::max(
-            workspace_bytes, static_cast<double>(scan_workspace_bytes(static_cast<const T*>(nullptr), n, o)));
+            workspace_bytes, static_cast<double>(scankit::lab::scan_workspace_bytes(static_cast<const T*>(nullptr), n, o)));
       } catch (const std::exception&) {
         // sizing is a host computation; should it fail, the margin below has to do
       }

@@ -16,6 +16,7 @@
 
 #include "lab_options.hpp"
 #include "lab_report.hpp"
+#include "scankit/lab/scan_lab.hpp"
 #include "scankit/scan.hpp"
 
 namespace scankit::lab {

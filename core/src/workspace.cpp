@@ -32,7 +32,6 @@ workspace& workspace::operator=(workspace&& other) noexcept {
     memory_ = std::exchange(other.memory_, nullptr);
     capacity_ = std::exchange(other.capacity_, 0);
     state_slot_capacity_ = std::exchange(other.state_slot_capacity_, 0);
-    epoch_ = std::exchange(other.epoch_, 0);
     owned_ = std::exchange(other.owned_, true);
     zeroed_ = std::exchange(other.zeroed_, false);
     last_stream_ = std::exchange(other.last_stream_, nullptr);
@@ -54,15 +53,19 @@ void workspace::release() noexcept {
     state_slot_capacity_ = 0;
   }
   zeroed_ = false;
-  epoch_ = 0;
+}
+
+bool workspace::ready_for(std::size_t state_slots, std::size_t scratch_bytes) const noexcept {
+  return memory_ != nullptr && zeroed_ && state_slots <= state_slot_capacity_ &&
+         bytes_needed(state_slot_capacity_, scratch_bytes) <= capacity_;
 }
 
 workspace_view workspace::prepare(std::size_t state_slots, std::size_t scratch_bytes, cudaStream_t stream) {
-  // The state region keeps its high-water size so that slots do not move between calls; whenever
-  // the layout changes, the state region is zeroed again before use.
+  // The state region keeps its high-water size, so that calls of different sizes do not re-zero
+  // it; when that no longer fits wrapped memory, it shrinks to what this call needs.
   std::size_t slots = state_slots > state_slot_capacity_ ? state_slots : state_slot_capacity_;
-  std::size_t state_bytes = round_up(slots * sizeof(std::uint64_t), 256);
-  std::size_t needed = bytes_needed(slots, scratch_bytes);
+  if (!owned_ && bytes_needed(slots, scratch_bytes) > capacity_) slots = state_slots;
+  const std::size_t needed = bytes_needed(slots, scratch_bytes);
 
   if (needed > capacity_) {
     if (!owned_) {
@@ -84,21 +87,41 @@ workspace_view workspace::prepare(std::size_t state_slots, std::size_t scratch_b
   }
   last_stream_ = stream;
 
-  ++epoch_;
-  if (!zeroed_ || epoch_ > max_epoch) {
+  const std::size_t state_bytes = round_up(slots * sizeof(std::uint64_t), 256);
+  if (!zeroed_) {
     SCANKIT_CUDA_CHECK(cudaMemsetAsync(memory_, 0, header_bytes + state_bytes, stream));
     zeroed_ = true;
-    epoch_ = 1;
   }
 
   auto* base = static_cast<unsigned char*>(memory_);
   workspace_view view;
-  view.ticket = reinterpret_cast<std::uint32_t*>(base);
+  view.header = base;
   view.state_slots = reinterpret_cast<std::uint64_t*>(base + header_bytes);
+  view.state_slot_count = slots;
   view.scratch = base + header_bytes + state_bytes;
   view.scratch_bytes = capacity_ - header_bytes - state_bytes;
-  view.epoch = epoch_;
   return view;
 }
 
+namespace detail {
+
+bool stream_is_capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  SCANKIT_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+workspace_lease::workspace_lease(workspace* ws, std::size_t state_slots, std::size_t scratch_bytes,
+                                 cudaStream_t stream) {
+  storage_ = ws != nullptr ? ws : &temporary_;
+  if (state_slots == 0 && scratch_bytes == 0) return;  // nothing to hold: the view stays empty
+  // A captured call must not change the caller's workspace: the change (allocation, zeroing) would
+  // happen on the host now but on the device only when the graph runs, if ever.
+  if (ws != nullptr && !ws->ready_for(state_slots, scratch_bytes) && stream_is_capturing(stream)) {
+    storage_ = &temporary_;
+  }
+  view_ = storage_->prepare(state_slots, scratch_bytes, stream);
+}
+
+}  // namespace detail
 }  // namespace scankit

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "scankit/compact.hpp"
+#include "scankit/device_features.hpp"
 #include "scankit/compact_options.hpp"
 #include "scankit/device/compact/compact_policy.cuh"
 #include "scankit/reference/compact_reference.hpp"
@@ -116,6 +117,14 @@ std::vector<T> random_items(std::int64_t n, std::uint64_t seed) {
   }
   return v;
 }
+
+// Forces the portable kernels (as on GPUs before sm_90) for its lifetime.
+struct portable_kernels_forced {
+  portable_kernels_forced() { scankit::force_portable_kernels(true); }
+  ~portable_kernels_forced() { scankit::force_portable_kernels(false); }
+  portable_kernels_forced(const portable_kernels_forced&) = delete;
+  portable_kernels_forced& operator=(const portable_kernels_forced&) = delete;
+};
 
 // How one run is configured.
 struct run_config {

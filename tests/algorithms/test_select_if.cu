@@ -124,6 +124,27 @@ TYPED_TEST(SelectIfRange, MatchesThrustCopyIf) {
   }
 }
 
+// The path of GPUs without the bulk copy (sm_80, sm_89), forced on this one: the same results.
+TYPED_TEST(SelectIfRange, PortableKernels) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  using T = TypeParam;
+  const portable_kernels_forced portable;
+  workspace ws;
+  const std::int64_t tile = selection_tile_items<sizeof(T)>();
+  for (const std::int64_t n : {tile - 1, 3 * tile + 5, std::int64_t{3'000'017}}) {
+    for (const pattern p : {pattern::random_50, pattern::alternating}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", pattern " + to_string(p));
+      const std::vector<std::uint8_t> keep = keep_pattern(p, n, seed + static_cast<std::uint64_t>(n));
+      std::int64_t kept = 0;
+      for (auto k : keep) kept += k;
+      check_select_if(range_values<T>(keep, seed ^ static_cast<std::uint64_t>(n)), keep_in_range<T>{T(0), T(499999)},
+                      kept, ws, run_configs(true));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 // The two ends of keep_in_range: an empty interval keeps nothing, the whole type everything.
 TYPED_TEST(SelectIfRange, EmptyAndFullRanges) {
   SCANKIT_REQUIRE_GPU();

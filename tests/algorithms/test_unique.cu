@@ -60,14 +60,29 @@ std::vector<T> run_keys(runs r, std::int64_t n, std::uint64_t seed) {
 }
 
 template <class T>
-class Unique : public ::testing::Test {};
+class Unique : public ::testing::Test {
+ protected:
+  void check(std::uint64_t seed);
+};
 using types = ::testing::Types<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
 TYPED_TEST_SUITE(Unique, types);
 
+// Twice: with the default kernels, then with the path of GPUs without the bulk copy (sm_80,
+// sm_89), forced on this one.
 TYPED_TEST(Unique, MatchesThrustUnique) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
-  using T = TypeParam;
+  for (bool portable : {false, true}) {
+    SCOPED_TRACE(portable ? "portable kernels" : "default kernels");
+    scankit::force_portable_kernels(portable);
+    this->check(seed);
+    scankit::force_portable_kernels(false);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+template <class T>
+void Unique<T>::check(std::uint64_t seed) {
   workspace ws;
   device_count count;
   const std::vector<run_config> configs = run_configs(true);

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "scankit/device/scan.cuh"
+#include "scankit/device/scan_lab.cuh"
+#include "scankit/lab/scan_lab.hpp"
 #include "scankit/operators.hpp"
 #include "scankit/reference/scan_reference.hpp"
 #include "scankit/scan.hpp"
@@ -249,24 +251,61 @@ std::vector<T> reference_scan(const T* in, std::int64_t n, scan_kind kind, T ini
 // ---------------------------------------------------------------------------------------------
 // Running scans.
 
+// Options the production scan takes (scankit::inclusive_scan, scankit::device::inclusive_scan);
+// the others go to the scan lab (scankit::lab, scankit::device::lab), which runs them all.
+inline bool production_options(const scan_options& options) {
+  return (options.strategy == scan_strategy::automatic || options.strategy == scan_strategy::decoupled_look_back) &&
+         options.items_per_thread == 0 && options.block_algorithm == block_scan_algorithm::automatic;
+}
+
 template <class Policy, class T, class Op>
 void device_scan(scan_kind kind, const T* in, T* out, std::int64_t n, const T& init, Op op, cudaStream_t stream,
                  workspace* ws, const scan_options& options) {
+  const bool production = production_options(options);
   if (kind == scan_kind::inclusive) {
-    scankit::device::inclusive_scan<Policy>(in, out, n, op, stream, ws, options);
+    if (production) {
+      scankit::device::inclusive_scan<Policy>(in, out, n, op, stream, ws, options);
+    } else {
+      scankit::device::lab::inclusive_scan<Policy>(in, out, n, op, stream, ws, options);
+    }
   } else {
-    scankit::device::exclusive_scan<Policy>(in, out, n, init, op, stream, ws, options);
+    if (production) {
+      scankit::device::exclusive_scan<Policy>(in, out, n, init, op, stream, ws, options);
+    } else {
+      scankit::device::lab::exclusive_scan<Policy>(in, out, n, init, op, stream, ws, options);
+    }
   }
+}
+
+template <class T, class Op, class Policy = scankit::device::tuned>
+std::size_t device_workspace_bytes(std::int64_t n, const scan_options& options) {
+  return production_options(options) ? scankit::device::scan_workspace_bytes<T, Op, Policy>(n, options)
+                                     : scankit::device::lab::scan_workspace_bytes<T, Op, Policy>(n, options);
 }
 
 template <class T>
 void precompiled_scan(scan_kind kind, const T* in, T* out, std::int64_t n, T init, scan_op op, cudaStream_t stream,
                       workspace* ws, const scan_options& options) {
+  const bool production = production_options(options);
   if (kind == scan_kind::inclusive) {
-    scankit::inclusive_scan(in, out, n, op, stream, ws, options);
+    if (production) {
+      scankit::inclusive_scan(in, out, n, op, stream, ws, options);
+    } else {
+      scankit::lab::inclusive_scan(in, out, n, op, stream, ws, options);
+    }
   } else {
-    scankit::exclusive_scan(in, out, n, init, op, stream, ws, options);
+    if (production) {
+      scankit::exclusive_scan(in, out, n, init, op, stream, ws, options);
+    } else {
+      scankit::lab::exclusive_scan(in, out, n, init, op, stream, ws, options);
+    }
   }
+}
+
+template <class T>
+std::size_t precompiled_workspace_bytes(std::int64_t n, const scan_options& options) {
+  return production_options(options) ? scankit::scan_workspace_bytes(static_cast<const T*>(nullptr), n, options)
+                                     : scankit::lab::scan_workspace_bytes(static_cast<const T*>(nullptr), n, options);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 
 #include "scankit/error.hpp"
 #include "scankit/operators.hpp"
+#include "scankit/lab/scan_lab.hpp"
 #include "scankit/scan.hpp"
 #include "scankit/scan_options.hpp"
 #include "scankit/workspace.hpp"
@@ -137,19 +138,23 @@ TYPED_TEST(ScanArguments, ZeroItemsWithNullPointersIsAccepted) {
     EXPECT_NO_THROW(scankit::exclusive_scan(null_in<T>(), null_out<T>(), 0, T{3}, op));
   }
   scankit::workspace ws;
+  // Every strategy and block algorithm: the lab's calls (the production ones reject them).
   for (scan_strategy s : all_strategies) {
     scan_options options;
     options.strategy = s;
     SCOPED_TRACE(scankit::to_string(s));
-    EXPECT_NO_THROW(scankit::inclusive_scan(null_in<T>(), null_out<T>(), 0, scan_op::plus, nullptr, &ws, options));
-    EXPECT_NO_THROW(scankit::exclusive_scan(null_in<T>(), null_out<T>(), 0, T{1}, scan_op::plus, nullptr, nullptr, options));
+    EXPECT_NO_THROW(scankit::lab::inclusive_scan(null_in<T>(), null_out<T>(), 0, scan_op::plus, nullptr, &ws, options));
+    EXPECT_NO_THROW(
+        scankit::lab::exclusive_scan(null_in<T>(), null_out<T>(), 0, T{1}, scan_op::plus, nullptr, nullptr, options));
   }
   for (block_scan_algorithm a : all_algorithms) {
     scan_options options;
     options.block_algorithm = a;
     SCOPED_TRACE(scankit::to_string(a));
-    EXPECT_NO_THROW(scankit::inclusive_scan(null_in<T>(), null_out<T>(), 0, scan_op::plus, nullptr, nullptr, options));
+    EXPECT_NO_THROW(
+        scankit::lab::inclusive_scan(null_in<T>(), null_out<T>(), 0, scan_op::plus, nullptr, nullptr, options));
   }
+  EXPECT_NO_THROW(scankit::inclusive_scan(null_in<T>(), null_out<T>(), 0, scan_op::plus, nullptr, &ws));
   EXPECT_EQ(ws.capacity_bytes(), 0u) << "an empty scan must not take workspace memory";
 }
 
@@ -159,15 +164,15 @@ TYPED_TEST(ScanArguments, UnsupportedItemsPerThread) {
   for (int k : {3, -1, 5, 1000}) {
     scan_options options;
     options.items_per_thread = k;
-    EXPECT_SCANKIT_ERROR(scankit::inclusive_scan(buf, buf + 128, 100, scan_op::plus, nullptr, nullptr, options),
+    EXPECT_SCANKIT_ERROR(scankit::lab::inclusive_scan(buf, buf + 128, 100, scan_op::plus, nullptr, nullptr, options),
                          "items_per_thread = " + std::to_string(k));
-    EXPECT_SCANKIT_ERROR(scankit::exclusive_scan(buf, buf + 128, 100, T{1}, scan_op::plus, nullptr, nullptr, options),
+    EXPECT_SCANKIT_ERROR(scankit::lab::exclusive_scan(buf, buf + 128, 100, T{1}, scan_op::plus, nullptr, nullptr, options),
                          "items_per_thread = " + std::to_string(k));
   }
   // The coarsening sweep is precompiled for sums only.
   scan_options options;
   options.items_per_thread = 2;
-  EXPECT_SCANKIT_ERROR(scankit::inclusive_scan(buf, buf + 128, 100, scan_op::maximum, nullptr, nullptr, options),
+  EXPECT_SCANKIT_ERROR(scankit::lab::inclusive_scan(buf, buf + 128, 100, scan_op::maximum, nullptr, nullptr, options),
                        "items_per_thread = 2");
 }
 
@@ -182,9 +187,9 @@ TYPED_TEST(ScanArguments, OtherBlockAlgorithmsArePlusOnly) {
       scan_options options;
       options.block_algorithm = a;
       SCOPED_TRACE(std::string(scankit::to_string(op)) + " " + scankit::to_string(a));
-      EXPECT_SCANKIT_ERROR(scankit::inclusive_scan(buf, buf + 128, 100, op, nullptr, nullptr, options),
+      EXPECT_SCANKIT_ERROR(scankit::lab::inclusive_scan(buf, buf + 128, 100, op, nullptr, nullptr, options),
                            scankit::to_string(a));
-      EXPECT_SCANKIT_ERROR(scankit::exclusive_scan(buf, buf + 128, 100, T{1}, op, nullptr, nullptr, options),
+      EXPECT_SCANKIT_ERROR(scankit::lab::exclusive_scan(buf, buf + 128, 100, T{1}, op, nullptr, nullptr, options),
                            scankit::to_string(a));
     }
   }
@@ -219,11 +224,46 @@ void check_deterministic_accepted() {
   for (scan_strategy s : all_strategies) {
     options.strategy = s;
     SCOPED_TRACE(scankit::to_string(s));
-    EXPECT_NO_THROW(scankit::inclusive_scan(null_in<T>(), null_out<T>(), 0, scan_op::plus, nullptr, nullptr, options));
-    EXPECT_NO_THROW(scankit::exclusive_scan(null_in<T>(), null_out<T>(), 0, T{1}, scan_op::maximum, nullptr, nullptr,
+    EXPECT_NO_THROW(scankit::lab::inclusive_scan(null_in<T>(), null_out<T>(), 0, scan_op::plus, nullptr, nullptr, options));
+    EXPECT_NO_THROW(scankit::lab::exclusive_scan(null_in<T>(), null_out<T>(), 0, T{1}, scan_op::maximum, nullptr, nullptr,
                                             options));
-    EXPECT_NO_THROW((void)scankit::scan_workspace_bytes(static_cast<const T*>(nullptr), 1 << 20, options));
+    EXPECT_NO_THROW((void)scankit::lab::scan_workspace_bytes(static_cast<const T*>(nullptr), 1 << 20, options));
   }
+}
+
+// The production library runs the look-back only: textbook strategies and lab shapes are rejected
+// before anything launches, with a message that names the lab.
+template <class T>
+void check_lab_options_rejected() {
+  alignas(16) static T buf[256] = {};
+  for (scan_strategy s : {scan_strategy::three_launch, scan_strategy::reduce_then_scan, scan_strategy::chained}) {
+    scan_options options;
+    options.strategy = s;
+    SCOPED_TRACE(scankit::to_string(s));
+    EXPECT_SCANKIT_ERROR(scankit::inclusive_scan(buf, buf + 128, 100, scan_op::plus, nullptr, nullptr, options),
+                         scankit::to_string(s), "scankit::lab::inclusive_scan");
+    EXPECT_SCANKIT_ERROR(scankit::exclusive_scan(buf, buf + 128, 100, T{1}, scan_op::plus, nullptr, nullptr, options),
+                         "scankit::lab::exclusive_scan");
+    EXPECT_SCANKIT_ERROR((void)scankit::scan_workspace_bytes(static_cast<const T*>(nullptr), 1 << 20, options),
+                         "scankit::lab");
+  }
+  scan_options shape;
+  shape.items_per_thread = 4;
+  EXPECT_SCANKIT_ERROR(scankit::inclusive_scan(buf, buf + 128, 100, scan_op::plus, nullptr, nullptr, shape),
+                       "scankit::lab");
+  shape = {};
+  shape.block_algorithm = block_scan_algorithm::brent_kung;
+  EXPECT_SCANKIT_ERROR(scankit::inclusive_scan(buf, buf + 128, 100, scan_op::plus, nullptr, nullptr, shape),
+                       "scankit::lab");
+  scan_options production;
+  production.strategy = scan_strategy::decoupled_look_back;
+  production.deterministic = true;
+  EXPECT_NO_THROW(scankit::inclusive_scan(null_in<T>(), null_out<T>(), 0, scan_op::plus, nullptr, nullptr, production));
+}
+
+TEST(ScanArgumentsProduction, LabOptionsAreRejected) {
+  check_lab_options_rejected<std::int32_t>();
+  check_lab_options_rejected<double>();
 }
 
 TEST(ScanArgumentsDeterministic, AcceptedWithEveryStrategy) {
@@ -237,18 +277,18 @@ TEST(ScanArgumentsInt, CoarseningSweepIsInt32AndFloatSumsOnly) {
   alignas(16) static std::int8_t bytes[256] = {};
   scan_options options;
   options.items_per_thread = 4;
-  EXPECT_SCANKIT_ERROR(scankit::inclusive_scan(bytes, bytes + 128, 100, scan_op::plus, nullptr, nullptr, options),
+  EXPECT_SCANKIT_ERROR(scankit::lab::inclusive_scan(bytes, bytes + 128, 100, scan_op::plus, nullptr, nullptr, options),
                        "items_per_thread = 4");
   alignas(16) static double doubles[256] = {};
   options.items_per_thread = 1;
-  EXPECT_SCANKIT_ERROR(scankit::inclusive_scan(doubles, doubles + 128, 100, scan_op::plus, nullptr, nullptr, options),
+  EXPECT_SCANKIT_ERROR(scankit::lab::inclusive_scan(doubles, doubles + 128, 100, scan_op::plus, nullptr, nullptr, options),
                        "items_per_thread = 1");
   // Accepted for int32 and float sums (n = 0: nothing launches).
   for (int k : {0, 1, 2, 4, 8, 16}) {
     options.items_per_thread = k;
     SCOPED_TRACE(k);
-    EXPECT_NO_THROW(scankit::inclusive_scan(null_in<std::int32_t>(), null_out<std::int32_t>(), 0, scan_op::plus, nullptr, nullptr, options));
-    EXPECT_NO_THROW(scankit::exclusive_scan(null_in<float>(), null_out<float>(), 0, 1.0f, scan_op::plus, nullptr, nullptr, options));
+    EXPECT_NO_THROW(scankit::lab::inclusive_scan(null_in<std::int32_t>(), null_out<std::int32_t>(), 0, scan_op::plus, nullptr, nullptr, options));
+    EXPECT_NO_THROW(scankit::lab::exclusive_scan(null_in<float>(), null_out<float>(), 0, 1.0f, scan_op::plus, nullptr, nullptr, options));
   }
 }
 

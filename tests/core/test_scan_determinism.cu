@@ -173,7 +173,8 @@ class deterministic_states {
       : tiles_(tiles), slots_(device_detail::tile_state_slots<T>(static_cast<std::size_t>(tiles))),
         flags_(static_cast<std::size_t>(tiles)), values_(static_cast<std::size_t>(tiles)) {
     SCANKIT_CUDA_CHECK(cudaMemset(slots_.data(), 0, slots_.size() * sizeof(std::uint64_t)));
-    state_ = device_detail::make_tile_state<T>(slots_.data(), nullptr, static_cast<std::size_t>(tiles), 1);
+    state_ = device_detail::make_tile_state<T>(slots_.data(), nullptr, static_cast<std::size_t>(tiles));
+    state_.epoch = 1;
   }
   void publish(const std::vector<int>& flags, const std::vector<T>& values) {
     flags_.upload(flags);

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "scankit/error.hpp"
+#include "scankit/lab/scan_lab.hpp"
 #include "scankit/scan.hpp"
 #include "scankit/scan_options.hpp"
 #include "scankit/workspace.hpp"
@@ -150,7 +151,7 @@ std::size_t bytes_for(std::int64_t n, scan_strategy s, int items_per_thread = 0)
   scan_options options;
   options.strategy = s;
   options.items_per_thread = items_per_thread;
-  return scankit::scan_workspace_bytes(static_cast<const T*>(nullptr), n, options);
+  return scankit::lab::scan_workspace_bytes(static_cast<const T*>(nullptr), n, options);
 }
 
 template <class T>
@@ -211,8 +212,8 @@ TEST(WorkspaceBytes, DeterministicFloatNeedsWorkspaceOnlyBeyondOneTile) {
   for (scan_strategy s : all_strategies) {
     options.strategy = s;
     SCOPED_TRACE(scankit::to_string(s));
-    EXPECT_EQ(scankit::scan_workspace_bytes(static_cast<const float*>(nullptr), default_tile<float>(), options), 0u);
-    EXPECT_GT(scankit::scan_workspace_bytes(static_cast<const float*>(nullptr), std::int64_t{1} << 24, options), 0u);
+    EXPECT_EQ(scankit::lab::scan_workspace_bytes(static_cast<const float*>(nullptr), default_tile<float>(), options), 0u);
+    EXPECT_GT(scankit::lab::scan_workspace_bytes(static_cast<const float*>(nullptr), std::int64_t{1} << 24, options), 0u);
   }
 }
 

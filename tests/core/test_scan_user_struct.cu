@@ -226,13 +226,14 @@ TYPED_TEST(ScanUserStruct, WorkspaceBytesMatchWhatTheScanTakes) {
   for (strategy_case strategy : all_strategy_cases) {
     SCOPED_TRACE(describe(strategy));
     const scan_options options = options_for(strategy);
-    const std::size_t bytes = scankit::device::scan_workspace_bytes<T, Op>(n, options);
+    const std::size_t bytes = device_workspace_bytes<T, Op>(n, options);
     ASSERT_GT(bytes, 0u);
     device_buffer<unsigned char> memory(bytes);
     workspace ws(memory.data(), bytes);  // exactly what the call needs
     for (int r = 0; r < 3; ++r) {
       d_out.poison();
-      scankit::device::inclusive_scan(d_in.data(), d_out.data(), n, Op{}, nullptr, &ws, options);
+      device_scan<scankit::device::tuned>(scan_kind::inclusive, d_in.data(), d_out.data(), n, T{}, Op{}, nullptr, &ws,
+                                          options);
       sync_device();
       EXPECT_TRUE(equal_vectors(expected, d_out.download())) << "repeat " << r;
     }

@@ -121,8 +121,8 @@ TEST(ScanWorkspace, CallerAllocatedExactSize) {
       SCOPED_TRACE(describe(strategy) + (use_double ? " double" : " int32"));
       const scan_options options = options_for(strategy);
       const std::size_t bytes = use_double
-                                    ? scankit::scan_workspace_bytes(static_cast<const double*>(nullptr), n, options)
-                                    : scankit::scan_workspace_bytes(static_cast<const std::int32_t*>(nullptr), n, options);
+                                    ? precompiled_workspace_bytes<double>(n, options)
+                                    : precompiled_workspace_bytes<std::int32_t>(n, options);
       ASSERT_GT(bytes, 0u);
       device_buffer<std::uint64_t> memory((bytes + 7) / 8);
       const std::vector<std::uint64_t> garbage(memory.size(), 0x0000000600000006ull);  // (1 << 2) | flag_prefix
@@ -158,14 +158,15 @@ TEST(ScanWorkspace, CallerAllocatedTooSmallThrowsBeforeLaunching) {
   for (strategy_case strategy : all_strategy_cases) {
     SCOPED_TRACE(describe(strategy));
     const scan_options options = options_for(strategy);
-    const std::size_t bytes = scankit::scan_workspace_bytes(static_cast<const std::int32_t*>(nullptr), n, options);
+    const std::size_t bytes = precompiled_workspace_bytes<std::int32_t>(n, options);
     ASSERT_GT(bytes, 256u);
     device_buffer<unsigned char> memory(bytes);
     for (std::size_t short_bytes : {bytes - 1, bytes - 256, std::size_t{0}}) {
       SCOPED_TRACE("caller bytes " + std::to_string(short_bytes) + " of " + std::to_string(bytes));
       workspace ws(short_bytes == 0 ? nullptr : memory.data(), short_bytes);
       d_out.poison();
-      EXPECT_THROW(scankit::inclusive_scan(d_in.data(), d_out.data(), n, scan_op::plus, nullptr, &ws, options),
+      EXPECT_THROW(precompiled_scan(scan_kind::inclusive, d_in.data(), d_out.data(), n, 0, scan_op::plus, nullptr, &ws,
+                                    options),
                    scankit::error);
       sync_device();
       const auto out = d_out.download();
@@ -175,7 +176,8 @@ TEST(ScanWorkspace, CallerAllocatedTooSmallThrowsBeforeLaunching) {
     workspace ws(memory.data(), bytes);
     device_buffer<std::int32_t> big_in(static_cast<std::size_t>(4 * n));
     device_buffer<std::int32_t> big_out(static_cast<std::size_t>(4 * n));
-    EXPECT_THROW(scankit::inclusive_scan(big_in.data(), big_out.data(), 4 * n, scan_op::plus, nullptr, &ws, options),
+    EXPECT_THROW(precompiled_scan(scan_kind::inclusive, big_in.data(), big_out.data(), 4 * n, 0, scan_op::plus, nullptr,
+                                  &ws, options),
                  scankit::error);
   }
 }
@@ -187,7 +189,7 @@ TEST(ScanWorkspace, OneTileNeedsNoWorkspace) {
   std::mt19937_64 rng(seed);
   const std::int64_t tile = precompiled_tile_items<std::int32_t>(0);
   for (strategy_case strategy : all_strategy_cases) {
-    EXPECT_EQ(scankit::scan_workspace_bytes(static_cast<const std::int32_t*>(nullptr), tile, options_for(strategy)), 0u);
+    EXPECT_EQ(precompiled_workspace_bytes<std::int32_t>(tile, options_for(strategy)), 0u);
     workspace empty(nullptr, 0);
     for (std::int64_t n : {std::int64_t{1}, std::int64_t{33}, tile}) {
       checked_precompiled_scan<std::int32_t>(scan_kind::exclusive, n, options_for(strategy), &empty, rng);
@@ -264,8 +266,8 @@ TEST(ScanWorkspace, TwoStreamsTwoWorkspacesConcurrently) {
       for (int s = 0; s < 2; ++s) {  // both enqueued before either is waited for
         scan_options options;
         options.strategy = round % 2 == 0 ? scan_strategy::decoupled_look_back : scan_strategy::chained;
-        scankit::inclusive_scan(d_in[s]->data(), d_out[s]->data(), static_cast<std::int64_t>(host[s].size()),
-                                scan_op::plus, streams[s], &ws[s], options);
+        precompiled_scan(scan_kind::inclusive, d_in[s]->data(), d_out[s]->data(),
+                         static_cast<std::int64_t>(host[s].size()), 0, scan_op::plus, streams[s], &ws[s], options);
       }
       for (int s = 0; s < 2; ++s) {
         SCANKIT_CUDA_CHECK(cudaStreamSynchronize(streams[s]));
@@ -275,6 +277,127 @@ TEST(ScanWorkspace, TwoStreamsTwoWorkspacesConcurrently) {
     }
   }
   for (auto& s : streams) SCANKIT_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Caller memory of exactly the largest size query serves every call that query covers, in any
+// order: whatever an earlier call laid out in it, a later call that the query says fits must run.
+// The two calls need the memory differently:
+//   int32, 2^26 items     many tiles: a large state region (8 bytes a tile), no scratch
+//   affine64, 1M items    16-byte values (the split tile state): fewer tiles, but two payload
+//                         arrays in the scratch region behind the state region
+// The workspace must not keep the state region of the earlier int32 call when the affine64 call
+// needs the room behind it for its payloads.
+
+// A scan of n affine64 maps (non-commutative: operand order matters) through the template API,
+// checked against a host loop.
+void checked_affine64_scan(std::int64_t n, workspace* ws, std::mt19937_64& rng) {
+  SCOPED_TRACE("affine64 inclusive n = " + std::to_string(n));
+  const std::vector<affine64> host_in = random_affine64(static_cast<std::size_t>(n), rng());
+  std::vector<affine64> expected(host_in.size());
+  affine64 running = host_in[0];
+  expected[0] = running;
+  for (std::size_t i = 1; i < host_in.size(); ++i) {
+    running = compose_affine64{}(running, host_in[i]);  // "running, then in[i]"
+    expected[i] = running;
+  }
+  device_buffer<affine64> d_in(host_in);
+  device_buffer<affine64> d_out(static_cast<std::size_t>(n) + guard_items);
+  d_out.poison();
+  scankit::device::inclusive_scan(d_in.data(), d_out.data(), n, compose_affine64{}, nullptr, ws);
+  sync_device();
+  const std::vector<affine64> out = d_out.download();
+  EXPECT_TRUE(equal_ranges(expected.data(), out.data(), n));
+  EXPECT_TRUE(still_poisoned(out, static_cast<std::size_t>(n), out.size()));
+}
+
+constexpr std::int64_t large_int32_n = std::int64_t{1} << 26;
+constexpr std::int64_t affine64_n = 1'000'000;
+
+// max(scan_workspace_bytes of the int32 call, scan_workspace_bytes of the affine64 call).
+std::size_t int32_and_affine64_bytes() {
+  const std::size_t int32_bytes = scankit::scan_workspace_bytes(static_cast<const std::int32_t*>(nullptr), large_int32_n);
+  const std::size_t affine_bytes = scankit::device::scan_workspace_bytes<affine64, compose_affine64>(affine64_n);
+  EXPECT_GT(int32_bytes, 0u);
+  EXPECT_GT(affine_bytes, 0u);
+  return int32_bytes > affine_bytes ? int32_bytes : affine_bytes;
+}
+
+// The larger int32 call first, then the affine64 one (which today's workspace rejects: it keeps
+// the int32 call's state region and asks for the payloads beyond it).
+TEST(ScanWorkspace, CallerMemoryOfLargestQueryServesLargeInt32ThenAffine64) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  const std::size_t bytes = int32_and_affine64_bytes();
+  device_buffer<std::uint64_t> memory((bytes + 7) / 8);
+  memory.upload(std::vector<std::uint64_t>(memory.size(), 0x0000000600000006ull));  // statuses of "epoch 1"
+  workspace ws(memory.data(), bytes);
+  checked_precompiled_scan<std::int32_t>(scan_kind::inclusive, large_int32_n, {}, &ws, rng);
+  checked_affine64_scan(affine64_n, &ws, rng);
+  checked_precompiled_scan<std::int32_t>(scan_kind::exclusive, large_int32_n, {}, &ws, rng);
+  checked_affine64_scan(affine64_n, &ws, rng);
+  EXPECT_EQ(ws.capacity_bytes(), bytes) << "a caller's workspace never grows";
+}
+
+// The other order: affine64, then the larger int32 call, then affine64 again (the last call is
+// the one today's workspace rejects).
+TEST(ScanWorkspace, CallerMemoryOfLargestQueryServesAffine64ThenLargeInt32) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  const std::size_t bytes = int32_and_affine64_bytes();
+  device_buffer<std::uint64_t> memory((bytes + 7) / 8);
+  memory.upload(std::vector<std::uint64_t>(memory.size(), 0x0000000600000006ull));
+  workspace ws(memory.data(), bytes);
+  checked_affine64_scan(affine64_n, &ws, rng);
+  checked_precompiled_scan<std::int32_t>(scan_kind::inclusive, large_int32_n, {}, &ws, rng);
+  checked_affine64_scan(affine64_n, &ws, rng);
+  EXPECT_EQ(ws.capacity_bytes(), bytes) << "a caller's workspace never grows";
+}
+
+}  // namespace
+}  // namespace scankit::testing
+
+namespace scankit::testing {
+namespace {
+
+// Sets the launch epoch that the next single-pass launch on `ws` draws (the header's ticket word).
+void set_next_epoch(workspace& ws, std::uint32_t epoch) {
+  const workspace_view view = ws.prepare(0, 0, nullptr);  // the current layout, unchanged
+  device_detail::single_pass_header header{};
+  header.ticket = static_cast<unsigned long long>(epoch) << 32;
+  SCANKIT_CUDA_CHECK(cudaMemcpy(view.header, &header, sizeof(header), cudaMemcpyHostToDevice));
+}
+
+// Epochs wrap after 2^30 launches. Slots written by a large launch in epoch 0 would read as
+// published in the first launch after the wrap (epoch 0 again) if the wrap launch did not clear
+// the state region: the large launch after the wrap would then pick up stale prefixes.
+TEST(ScanWorkspace, EpochWrapClearsStaleStates) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  const std::int64_t large = 3'000'017, small = 200'003;
+  for (bool use_double : {false, true}) {
+    SCOPED_TRACE(use_double ? "double" : "int32");
+    workspace ws;
+    const auto run = [&](std::int64_t n) {
+      if (use_double) {
+        checked_precompiled_scan<double>(scan_kind::inclusive, n, scan_options{}, &ws, rng);
+      } else {
+        checked_precompiled_scan<std::int32_t>(scan_kind::inclusive, n, scan_options{}, &ws, rng);
+      }
+    };
+    run(large);  // lays the workspace out
+    set_next_epoch(ws, 0);
+    run(large);  // every slot of the large launch now carries epoch 0
+    set_next_epoch(ws, device_detail::max_epoch - 1);
+    run(small);  // epoch max - 1
+    run(small);  // epoch max: the wrap launch clears the region
+    run(large);  // epoch 0 again: must not see the first large launch's states
+    run(small);
+    run(large);
+  }
 }
 
 }  // namespace

@@ -8,7 +8,13 @@
 // With `ws == nullptr` temporary storage is taken and returned stream-ordered (cudaMallocAsync);
 // pass a scankit::workspace to reuse it across calls (it also saves an initialisation launch).
 // Bad arguments throw scankit::error before anything is enqueued; CUDA failures throw
-// scankit::cuda_error. For custom value types and operators use scankit/device/scan.cuh (nvcc).
+// scankit::cuda_error. For custom value types, operators and iterators use scankit/device/scan.cuh
+// (nvcc).
+//
+// One pass with the decoupled look-back: options.strategy may be automatic or
+// decoupled_look_back, and options.deterministic asks for same-bits floating-point results. The
+// textbook strategies, block algorithms and coarsening factors are the scan lab's:
+// scankit/lab/scan_lab.hpp (library scankit::lab).
 #pragma once
 
 #include <cstddef>
@@ -43,26 +49,6 @@ SCANKIT_DECLARE_SCAN(float)
 SCANKIT_DECLARE_SCAN(double)
 
 #undef SCANKIT_DECLARE_SCAN
-
-// What the compiler and the occupancy calculator say about the kernel a scan would run
-// (the main tile kernel of the chosen strategy). Needs a CUDA device; throws scankit::error for
-// options that are not precompiled for the type.
-struct scan_kernel_info {
-  int block_threads = 0;
-  int items_per_thread = 0;
-  int registers_per_thread = 0;
-  int static_shared_bytes = 0;
-  int max_blocks_per_sm = 0;       // cudaOccupancyMaxActiveBlocksPerMultiprocessor
-  double occupancy = 0;            // resident threads / maximum threads per SM
-  int block_barriers = 0;          // __syncthreads() executed by the block scan, per tile
-  long long block_scan_operations = 0;  // operator applications of the block scan, per tile
-};
-
-#define SCANKIT_DECLARE_KERNEL_INFO(T) \
-  scan_kernel_info describe_scan_kernel(const T* /*type tag*/, const scan_options& options = {});
-SCANKIT_DECLARE_KERNEL_INFO(std::int32_t)
-SCANKIT_DECLARE_KERNEL_INFO(float)
-#undef SCANKIT_DECLARE_KERNEL_INFO
 
 // True when a CUDA device is visible to this process (no exception; for apps and tests).
 bool cuda_device_available() noexcept;

@@ -1,16 +1,23 @@
 // Caller-owned temporary storage for scankit's device algorithms, reusable across calls.
 //
 // Layout of the one allocation:
-//   [header: 256 bytes]  ticket counter of the single-pass kernels (reset by the kernel itself)
+//   [header: 256 bytes]  the single-pass kernels' ticket word (tile ids and the launch epoch,
+//                        advanced by the kernels themselves: nothing is decided on the host)
 //   [state slots]        8 bytes per tile; the low 4 bytes of every slot only ever hold a tile
 //                        status tagged with a launch epoch (or zero), so a stale slot can never be
 //                        mistaken for a status of the current launch
 //   [scratch]            anything else: tile totals, large payloads, recursion levels
-// Growing the state region reallocates and zeroes it; the epoch advances on every single-pass
-// launch, which is what lets those launches skip a separate initialisation pass.
+// Whenever the state region changes size it is zeroed (with the header) before use; otherwise
+// single-pass launches need no initialisation.
 //
 // A workspace serves one stream at a time: two launches that share a workspace must be ordered
 // (same stream, or synchronised streams).
+//
+// CUDA graphs: a call captured into a graph uses the workspace only if it already holds the
+// call's layout (a warmed workspace: an earlier call of the same or a larger size); otherwise the
+// captured call takes its own temporary storage, allocated and freed inside the graph, and leaves
+// the workspace untouched. A graph that uses a workspace holds its memory: keep the workspace
+// alive, and make no call on it that grows it, while the graph may still run.
 #pragma once
 
 #include <cstddef>
@@ -22,17 +29,16 @@ namespace scankit {
 
 // What a kernel needs to know about the prepared workspace.
 struct workspace_view {
-  std::uint32_t* ticket = nullptr;       // single-pass tile ticket counter
-  std::uint64_t* state_slots = nullptr;  // one slot per tile
+  void* header = nullptr;                // the single-pass header (device_detail::single_pass_header)
+  std::uint64_t* state_slots = nullptr;  // one slot per tile (two for 8-byte aggregates)
+  std::size_t state_slot_count = 0;      // slots in the state region (>= what the call asked for)
   void* scratch = nullptr;               // 256-byte aligned
   std::size_t scratch_bytes = 0;
-  std::uint32_t epoch = 0;               // 1 .. max_epoch; tags this launch's statuses
 };
 
 class workspace {
  public:
   static constexpr std::size_t header_bytes = 256;
-  static constexpr std::uint32_t max_epoch = (1u << 30) - 1;
 
   // An empty workspace: memory is taken on first use with cudaMallocAsync on the call's stream.
   workspace() = default;
@@ -53,10 +59,15 @@ class workspace {
   // Bytes a call needs for `state_slots` tile slots and `scratch_bytes` of scratch.
   static std::size_t bytes_needed(std::size_t state_slots, std::size_t scratch_bytes) noexcept;
 
-  // Makes sure the workspace holds at least this much (growing it stream-ordered on `stream`),
-  // advances the epoch and returns the view for one launch sequence. Throws scankit::cuda_error
+  // Makes sure the workspace holds at least this much (growing it stream-ordered on `stream`) and
+  // returns the view for one launch sequence. Wrapped caller memory of bytes_needed(state_slots,
+  // scratch_bytes) always suffices, whatever earlier calls it served. Throws scankit::cuda_error
   // on allocation failure and scankit::error if wrapped memory is too small.
   workspace_view prepare(std::size_t state_slots, std::size_t scratch_bytes, cudaStream_t stream);
+
+  // Whether prepare() would serve this call without changing anything (no allocation, no
+  // re-layout, no zeroing): what a call captured into a CUDA graph needs to use the workspace.
+  bool ready_for(std::size_t state_slots, std::size_t scratch_bytes) const noexcept;
 
   // Returns the memory now, stream-ordered on the stream of the last call (which must still
   // exist); the workspace stays usable and grows again on its next use.
@@ -66,10 +77,36 @@ class workspace {
   void* memory_ = nullptr;
   std::size_t capacity_ = 0;
   std::size_t state_slot_capacity_ = 0;
-  std::uint32_t epoch_ = 0;
   bool owned_ = true;
   bool zeroed_ = false;
   cudaStream_t last_stream_ = nullptr;
 };
 
+namespace detail {
+
+// The storage of one call: the caller's workspace, or a temporary one that is freed
+// stream-ordered when the lease ends (after the call's launches are enqueued). The temporary one
+// serves calls without a workspace, and calls captured into a CUDA graph that the caller's
+// workspace cannot serve unchanged (workspace::ready_for): inside a graph the temporary
+// allocation and its release become graph nodes, so every replay gets and returns its own.
+class workspace_lease {
+ public:
+  workspace_lease(workspace* ws, std::size_t state_slots, std::size_t scratch_bytes, cudaStream_t stream);
+  ~workspace_lease() { temporary_.release(); }
+  workspace_lease(const workspace_lease&) = delete;
+  workspace_lease& operator=(const workspace_lease&) = delete;
+
+  const workspace_view& view() const noexcept { return view_; }
+  workspace& storage() noexcept { return *storage_; }
+
+ private:
+  workspace temporary_;
+  workspace* storage_ = nullptr;
+  workspace_view view_{};
+};
+
+// Whether `stream` is being captured into a CUDA graph.
+bool stream_is_capturing(cudaStream_t stream);
+
+}  // namespace detail
 }  // namespace scankit

@@ -12,7 +12,8 @@
 //
 // *d_count = the number of selected items. Outputs may not overlap the input or each other (no
 // in place: the rejected items would overwrite input not yet read); bad arguments throw
-// scankit::error before anything is enqueued. Conventions as in select.cuh.
+// scankit::error before anything is enqueued. Conventions, and iterators (in: any input iterator;
+// outputs: any output iterator), as in select.cuh; partition always runs the register kernel.
 #pragma once
 
 #include <cstdint>
@@ -23,76 +24,94 @@ namespace scankit::device {
 
 namespace compact_detail {
 
-template <class P, class T>
-void check_partition(const char* function, const T* in, const T* out, std::int64_t n, const compact_options& options) {
+template <class P, class In, class Out>
+void check_partition(const char* function, const In& in, const Out& out, std::int64_t n,
+                     const compact_options& options) {
   device_detail::check_compact_common<P>(function, n, options);
-  detail::check_pointer(function, "in", in, n);
-  detail::check_pointer(function, "out", out, n);
-  detail::check_disjoint(function, detail::extent("in", in, n, sizeof(T)), detail::extent("out", out, n, sizeof(T)));
+  check_array(function, "in", in, n);
+  check_array(function, "out", out, n);
+  scankit::detail::check_disjoint(function, extent_of("in", in, n), extent_of("out", out, n));
 }
 
-template <class P, class T>
-void check_partition_copy(const char* function, const T* in, const T* selected, const T* rejected, std::int64_t n,
-                          const compact_options& options) {
+template <class P, class In, class Selected, class Rejected>
+void check_partition_copy(const char* function, const In& in, const Selected& selected, const Rejected& rejected,
+                          std::int64_t n, const compact_options& options) {
   device_detail::check_compact_common<P>(function, n, options);
-  detail::check_pointer(function, "in", in, n);
-  detail::check_pointer(function, "out_selected", selected, n);
-  detail::check_pointer(function, "out_rejected", rejected, n);
-  const detail::array_extent a = detail::extent("in", in, n, sizeof(T));
-  const detail::array_extent s = detail::extent("out_selected", selected, n, sizeof(T));
-  const detail::array_extent r = detail::extent("out_rejected", rejected, n, sizeof(T));
-  detail::check_disjoint(function, a, s);
-  detail::check_disjoint(function, a, r);
-  detail::check_disjoint(function, s, r);
+  check_array(function, "in", in, n);
+  check_array(function, "out_selected", selected, n);
+  check_array(function, "out_rejected", rejected, n);
+  const scankit::detail::array_extent a = extent_of("in", in, n);
+  const scankit::detail::array_extent s = extent_of("out_selected", selected, n);
+  const scankit::detail::array_extent r = extent_of("out_rejected", rejected, n);
+  scankit::detail::check_disjoint(function, a, s);
+  scankit::detail::check_disjoint(function, a, r);
+  scankit::detail::check_disjoint(function, s, r);
 }
 
 }  // namespace compact_detail
 
-template <class Policy = tuned, class T, class Pred>
-void partition_if(const T* in, T* out, std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
+template <class Policy = tuned, class In, class Out, class Pred>
+void partition_if(In in, Out out, std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                   workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::partition_if";
-  using P = compact_detail::partition_plan<Policy, T, Pred>;
-  compact_detail::check_partition<P>(function, in, out, n, options);
+  using T = device_detail::iterator_item_t<In>;
+  using InView = compact_detail::input_view_t<In>;
+  using OutView = compact_detail::output_view_t<Out>;
+  using P = compact_detail::partition_plan<Policy, T>;
+  const InView in_view = device_detail::input_view(in);
+  const OutView out_view = device_detail::output_view(out);
+  compact_detail::check_partition<P>(function, in_view, out_view, n, options);
   device_detail::check_count_target(function, d_count,
-                                    {detail::extent("in", in, n, sizeof(T)), detail::extent("out", out, n, sizeof(T))});
-  device_detail::run_compaction<P>(device_detail::predicate_source<T, Pred>{in, pred},
-                                   device_detail::partition_sink<T>{out}, n, d_count, false, stream, ws, options);
+                                    {compact_detail::extent_of("in", in_view, n),
+                                     compact_detail::extent_of("out", out_view, n)});
+  device_detail::run_compaction<P>(device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
+                                   device_detail::partition_sink_for<T, OutView>{out_view}, n, d_count, false, stream,
+                                   ws, options);
 }
 
-template <class Policy = tuned, class T, class Pred>
-void partition_if(const T* in, T* out_selected, T* out_rejected, std::int64_t* d_count, std::int64_t n, Pred pred,
-                  cudaStream_t stream = nullptr, workspace* ws = nullptr, const compact_options& options = {}) {
+template <class Policy = tuned, class In, class Selected, class Rejected, class Pred>
+void partition_if(In in, Selected out_selected, Rejected out_rejected, std::int64_t* d_count, std::int64_t n,
+                  Pred pred, cudaStream_t stream = nullptr, workspace* ws = nullptr,
+                  const compact_options& options = {}) {
   const char* function = "scankit::partition_if";
-  using P = compact_detail::partition_plan<Policy, T, Pred>;
-  compact_detail::check_partition_copy<P>(function, in, out_selected, out_rejected, n, options);
+  using T = device_detail::iterator_item_t<In>;
+  using InView = compact_detail::input_view_t<In>;
+  using SelectedView = compact_detail::output_view_t<Selected>;
+  using RejectedView = compact_detail::output_view_t<Rejected>;
+  using P = compact_detail::partition_plan<Policy, T>;
+  const InView in_view = device_detail::input_view(in);
+  const SelectedView selected_view = device_detail::output_view(out_selected);
+  const RejectedView rejected_view = device_detail::output_view(out_rejected);
+  compact_detail::check_partition_copy<P>(function, in_view, selected_view, rejected_view, n, options);
   device_detail::check_count_target(function, d_count,
-                                    {detail::extent("in", in, n, sizeof(T)),
-                                     detail::extent("out_selected", out_selected, n, sizeof(T)),
-                                     detail::extent("out_rejected", out_rejected, n, sizeof(T))});
-  device_detail::run_compaction<P>(device_detail::predicate_source<T, Pred>{in, pred},
-                                   device_detail::partition_copy_sink<T>{out_selected, out_rejected}, n, d_count, false,
-                                   stream, ws, options);
+                                    {compact_detail::extent_of("in", in_view, n),
+                                     compact_detail::extent_of("out_selected", selected_view, n),
+                                     compact_detail::extent_of("out_rejected", rejected_view, n)});
+  device_detail::run_compaction<P>(
+      device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
+      device_detail::partition_copy_sink_for<T, SelectedView, RejectedView>{selected_view, rejected_view}, n, d_count,
+      false, stream, ws, options);
 }
 
 // The same, returning the selected count to the host. These synchronise: they wait for `stream`.
-template <class Policy = tuned, class T, class Pred>
-std::int64_t partition_if_count_host(const T* in, T* out, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
+template <class Policy = tuned, class In, class Out, class Pred>
+std::int64_t partition_if_count_host(In in, Out out, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                                      workspace* ws = nullptr, const compact_options& options = {}) {
-  compact_detail::check_partition<compact_detail::partition_plan<Policy, T, Pred>>("scankit::partition_if_count_host",
-                                                                                   in, out, n, options);
-  return detail::count_to_host(stream, [&](std::int64_t* d_count) {
+  compact_detail::check_partition<compact_detail::partition_plan<Policy, device_detail::iterator_item_t<In>>>(
+      "scankit::partition_if_count_host", device_detail::input_view(in), device_detail::output_view(out), n, options);
+  return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     partition_if<Policy>(in, out, d_count, n, pred, stream, ws, options);
   });
 }
 
-template <class Policy = tuned, class T, class Pred>
-std::int64_t partition_if_count_host(const T* in, T* out_selected, T* out_rejected, std::int64_t n, Pred pred,
+template <class Policy = tuned, class In, class Selected, class Rejected, class Pred>
+std::int64_t partition_if_count_host(In in, Selected out_selected, Rejected out_rejected, std::int64_t n, Pred pred,
                                      cudaStream_t stream = nullptr, workspace* ws = nullptr,
                                      const compact_options& options = {}) {
-  compact_detail::check_partition_copy<compact_detail::partition_plan<Policy, T, Pred>>(
-      "scankit::partition_if_count_host", in, out_selected, out_rejected, n, options);
-  return detail::count_to_host(stream, [&](std::int64_t* d_count) {
+  compact_detail::check_partition_copy<compact_detail::partition_plan<Policy, device_detail::iterator_item_t<In>>>(
+      "scankit::partition_if_count_host", device_detail::input_view(in), device_detail::output_view(out_selected),
+      device_detail::output_view(out_rejected), n, options);
+  return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     partition_if<Policy>(in, out_selected, out_rejected, d_count, n, pred, stream, ws, options);
   });
 }

@@ -6,6 +6,10 @@
 //   scankit::device::select_by_stencil(d_in, d_stencil, d_out, d_count, n, pred, stream);  // pred(stencil[i])
 //   std::int64_t kept = scankit::device::select_if_count_host(d_in, d_out, n, pred, stream);  // synchronises
 //
+//   scankit::device::select_if(thrust::counting_iterator<int>(0), d_out, d_count, n, pred, stream);  // indices
+//   scankit::device::select_flagged(d_in, thrust::make_transform_iterator(d_w, above), d_out, d_count, n);
+//   scankit::device::select_if(d_in, thrust::make_discard_iterator(), d_count, n, pred);  // count only
+//
 // Items: any trivially copyable type (1, 2, 4, 8, 16 bytes and beyond). Predicates: functors with
 // `bool operator()(const T&) const` callable on the device (extended lambdas work too).
 // d_count (device memory) receives the number of selected items; out must hold that many (n at
@@ -15,14 +19,32 @@
 // anything is enqueued. `Policy` picks the tile shape (default: tuned per item size), e.g.
 // scankit::device::compact_policy<128, 8>. options.strategy picks the single pass (default) or
 // the textbook three-step version.
+//
+// Iterators (scankit/device/iterators.cuh). in, flags, stencil: input iterators (raw and
+// thrust::device_ptr pointers, thrust::device_vector iterators, counting and transform iterators,
+// ...); the items are the input's value_type T. out: an output iterator that accepts T (an array,
+// a transform_output_iterator, a discard_iterator, ...). What runs:
+//   arrays of T (in, out)     what the pointer API runs: the staged kernel for select_if and unique,
+//                             the register kernel with 16-byte vector loads otherwise; in place
+//   another input iterator    the register kernel, which reads it item by item (thread t of a tile
+//                             at `base` reads in[base + t*K + k]); a transform of an array reads
+//                             the array through the transform
+//   another output iterator   the register kernel, which writes out[i] = item item by item
+// Only arrays are checked for null and overlap, and only arrays can be in place. Both strategies
+// take iterators (the three-step one reads the input more than once, and so evaluates a
+// transform more than once per item).
+// A staged_compact shape needs arrays of T for in and out (a compile-time error otherwise).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "scankit/compact_options.hpp"
 #include "scankit/device/compact/compact_dispatch.cuh"
 #include "scankit/device/compact/compact_policy.cuh"
+#include "scankit/device/iterators.cuh"
 
 namespace scankit::device {
 
@@ -40,120 +62,214 @@ template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool Lo
 using staged_compact =
     device_detail::staged_compact_shape<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackWarp, PrefetchBytesAhead>;
 
+// (scankit::detail is spelled out below: scan.cuh has a scankit::device::detail that would hide it.)
 namespace compact_detail {
 
-// select_if and unique: the staged kernel by default (compact_policy.cuh, resolved_selection_policy).
-template <class Policy, class T, class Pred>
-using select_if_plan = device_detail::resolved_selection_policy<Policy, sizeof(T)>;
+// What the kernels get for an iterator (iterators.cuh): arrays as raw pointers (const for
+// inputs), a transform of an array as a staged_input, anything else as it is.
+template <class In>
+using input_view_t = decltype(device_detail::input_view(std::declval<const In&>()));
+template <class Out>
+using output_view_t = decltype(device_detail::output_view(std::declval<const Out&>()));
+
+// Whether a call reads an array of T and writes one: the pointer API's kernels, in place allowed.
+template <class T, class In, class Out>
+constexpr bool arrays_of = std::is_same_v<In, const T*> && std::is_same_v<Out, T*>;
+template <class In, class Out>
+constexpr bool arrays_of_one_type =
+    std::is_pointer_v<In> && arrays_of<std::remove_const_t<std::remove_pointer_t<In>>, In, Out>;
+
+template <class Policy, class = void>
+constexpr bool is_staged_shape = device_detail::is_staged_compact_policy<Policy>;
+template <class Policy>
+constexpr bool is_staged_shape<Policy, std::void_t<typename Policy::template policy<4>>> = true;
+
+// The register kernel's policy (`tuned`: the tuned one for the widest per-item array).
+template <class Policy, std::size_t WidestBytes, int BufferedArrays = 1>
+struct register_plan_of {
+  static_assert(!is_staged_shape<Policy>,
+                "a staged_compact shape serves select_if and unique on arrays of the item type (in and out); "
+                "use compact_policy for iterators, partition_if and the stencil forms");
+  using type = device_detail::resolved_compact_policy<Policy, WidestBytes, BufferedArrays>;
+};
+
+// select_if and unique: the staged kernel by default on arrays (compact_policy.cuh,
+// resolved_selection_policy); the register kernel for other iterators.
+template <class Policy, class T, class In = const T*, class Out = T*>
+using select_if_plan =
+    typename std::conditional_t<arrays_of<T, In, Out>,
+                                device_detail::selection_policy_of<Policy, sizeof(T)>,
+                                register_plan_of<Policy, sizeof(T)>>::type;
 
 // partition_if: the register kernel (the staged one cannot move rejected items up the tile).
-template <class Policy, class T, class Pred>
-using partition_plan = device_detail::resolved_compact_policy<Policy, sizeof(T)>;
+template <class Policy, class T>
+using partition_plan = typename register_plan_of<Policy, sizeof(T)>::type;
 
 template <class Policy, class T, class S>
 using stencil_plan =  // the stencil tile is buffered in shared memory beside the items
-    device_detail::resolved_compact_policy<Policy, (sizeof(T) > sizeof(S) ? sizeof(T) : sizeof(S)), 2>;
+    typename register_plan_of<Policy, (sizeof(T) > sizeof(S) ? sizeof(T) : sizeof(S)), 2>::type;
 
-template <class P, class T>
-void check_select_if(const char* function, const T* in, const T* out, std::int64_t n, const compact_options& options) {
-  device_detail::check_compact_common<P>(function, n, options);
-  detail::check_pointer(function, "in", in, n);
-  detail::check_pointer(function, "out", out, n);
-  detail::check_in_place_or_disjoint(function, detail::extent("in", in, n, sizeof(T)),
-                                     detail::extent("out", out, n, sizeof(T)));
+// Argument checks look at arrays only: an iterator that is not an array is never null and
+// overlaps nothing the call could see.
+template <class It>
+scankit::detail::array_extent extent_of(const char* name, const It& it, std::int64_t n) {
+  if constexpr (std::is_pointer_v<It>) {
+    return scankit::detail::extent(name, it, n, sizeof(*it));
+  } else {
+    return {name, nullptr, 0};
+  }
 }
 
-template <class P, class T, class S>
-void check_stencil(const char* function, const char* stencil_name, const T* in, const S* stencil, const T* out,
+template <class It>
+void check_array(const char* function, const char* name, const It& it, std::int64_t n) {
+  if constexpr (std::is_pointer_v<It>) scankit::detail::check_pointer(function, name, it, n);
+}
+
+// out may be in itself (in place) when both are arrays of one type; otherwise they are disjoint.
+template <class In, class Out>
+void check_in_place_or_disjoint(const char* function, const In& in, const Out& out, std::int64_t n) {
+  if constexpr (arrays_of_one_type<In, Out>) {
+    scankit::detail::check_in_place_or_disjoint(function, extent_of("in", in, n), extent_of("out", out, n));
+  } else {
+    scankit::detail::check_disjoint(function, extent_of("in", in, n), extent_of("out", out, n));
+  }
+}
+
+template <class In, class Out>
+bool is_in_place(const In& in, const Out& out) {
+  if constexpr (arrays_of_one_type<In, Out>) {
+    return in == out;
+  } else {
+    return false;
+  }
+}
+
+template <class P, class In, class Out>
+void check_select_if(const char* function, const In& in, const Out& out, std::int64_t n,
+                     const compact_options& options) {
+  device_detail::check_compact_common<P>(function, n, options);
+  check_array(function, "in", in, n);
+  check_array(function, "out", out, n);
+  check_in_place_or_disjoint(function, in, out, n);
+}
+
+template <class P, class In, class S, class Out>
+void check_stencil(const char* function, const char* stencil_name, const In& in, const S& stencil, const Out& out,
                    std::int64_t n, const compact_options& options) {
   check_select_if<P>(function, in, out, n, options);
-  detail::check_pointer(function, stencil_name, stencil, n);
-  detail::check_disjoint(function, detail::extent(stencil_name, stencil, n, sizeof(S)),
-                         detail::extent("out", out, n, sizeof(T)));
+  check_array(function, stencil_name, stencil, n);
+  scankit::detail::check_disjoint(function, extent_of(stencil_name, stencil, n), extent_of("out", out, n));
 }
 
 }  // namespace compact_detail
 
 // out[0 .. count) = the items with pred(item) true, in input order; *d_count = count.
-template <class Policy = tuned, class T, class Pred>
-void select_if(const T* in, T* out, std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
+template <class Policy = tuned, class In, class Out, class Pred>
+void select_if(In in, Out out, std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::select_if";
-  using P = compact_detail::select_if_plan<Policy, T, Pred>;
-  compact_detail::check_select_if<P>(function, in, out, n, options);
+  using T = device_detail::iterator_item_t<In>;
+  using InView = compact_detail::input_view_t<In>;
+  using OutView = compact_detail::output_view_t<Out>;
+  using P = compact_detail::select_if_plan<Policy, T, InView, OutView>;
+  const InView in_view = device_detail::input_view(in);
+  const OutView out_view = device_detail::output_view(out);
+  compact_detail::check_select_if<P>(function, in_view, out_view, n, options);
   device_detail::check_count_target(function, d_count,
-                                    {detail::extent("in", in, n, sizeof(T)), detail::extent("out", out, n, sizeof(T))});
-  device_detail::run_compaction<P>(device_detail::predicate_source<T, Pred>{in, pred},
-                                   device_detail::select_sink<T>{out, nullptr}, n, d_count, in == out, stream, ws,
-                                   options);
+                                    {compact_detail::extent_of("in", in_view, n),
+                                     compact_detail::extent_of("out", out_view, n)});
+  device_detail::run_compaction<P>(device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
+                                   device_detail::select_sink_for<T, OutView>{out_view, nullptr}, n, d_count,
+                                   compact_detail::is_in_place(in_view, out_view), stream, ws, options);
 }
 
-// Keeps in[i] where pred(stencil[i]) is true.
-template <class Policy = tuned, class T, class S, class Pred>
-void select_by_stencil(const T* in, const S* stencil, T* out, std::int64_t* d_count, std::int64_t n, Pred pred,
-                       cudaStream_t stream = nullptr, workspace* ws = nullptr, const compact_options& options = {}) {
-  const char* function = "scankit::select_by_stencil";
-  using P = compact_detail::stencil_plan<Policy, T, S>;
-  compact_detail::check_stencil<P>(function, "stencil", in, stencil, out, n, options);
+namespace compact_detail {
+
+// select_by_stencil and select_flagged: keeps in[i] where pred(stencil[i]).
+template <class Policy, class Pred, class In, class Stencil, class Out>
+void select_by_stencil_of(const char* function, const char* stencil_name, In in, Stencil stencil, Out out,
+                          std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream, workspace* ws,
+                          const compact_options& options) {
+  using T = device_detail::iterator_item_t<In>;
+  using S = device_detail::iterator_item_t<Stencil>;
+  using InView = input_view_t<In>;
+  using StencilView = input_view_t<Stencil>;
+  using OutView = output_view_t<Out>;
+  using P = stencil_plan<Policy, T, S>;
+  const InView in_view = device_detail::input_view(in);
+  const StencilView stencil_view = device_detail::input_view(stencil);
+  const OutView out_view = device_detail::output_view(out);
+  check_stencil<P>(function, stencil_name, in_view, stencil_view, out_view, n, options);
   device_detail::check_count_target(function, d_count,
-                                    {detail::extent("in", in, n, sizeof(T)), detail::extent("stencil", stencil, n, sizeof(S)),
-                                     detail::extent("out", out, n, sizeof(T))});
-  device_detail::run_compaction<P>(device_detail::stencil_source<T, S, Pred>{in, stencil, pred},
-                                   device_detail::select_sink<T>{out, nullptr}, n, d_count, in == out, stream, ws,
-                                   options);
+                                    {extent_of("in", in_view, n), extent_of(stencil_name, stencil_view, n),
+                                     extent_of("out", out_view, n)});
+  device_detail::run_compaction<P>(
+      device_detail::stencil_source_for<T, S, Pred, InView, StencilView>{in_view, stencil_view, pred},
+      device_detail::select_sink_for<T, OutView>{out_view, nullptr}, n, d_count, is_in_place(in_view, out_view),
+      stream, ws, options);
+}
+
+}  // namespace compact_detail
+
+// Keeps in[i] where pred(stencil[i]) is true.
+template <class Policy = tuned, class In, class Stencil, class Out, class Pred>
+void select_by_stencil(In in, Stencil stencil, Out out, std::int64_t* d_count, std::int64_t n, Pred pred,
+                       cudaStream_t stream = nullptr, workspace* ws = nullptr, const compact_options& options = {}) {
+  compact_detail::select_by_stencil_of<Policy>("scankit::select_by_stencil", "stencil", in, stencil, out, d_count, n,
+                                               pred, stream, ws, options);
 }
 
 // Keeps in[i] where flags[i] converts to true (any flag type: bool, uint8_t, int, ...).
-template <class Policy = tuned, class T, class F>
-void select_flagged(const T* in, const F* flags, T* out, std::int64_t* d_count, std::int64_t n,
+template <class Policy = tuned, class In, class Flags, class Out>
+void select_flagged(In in, Flags flags, Out out, std::int64_t* d_count, std::int64_t n,
                     cudaStream_t stream = nullptr, workspace* ws = nullptr, const compact_options& options = {}) {
-  const char* function = "scankit::select_flagged";
-  using P = compact_detail::stencil_plan<Policy, T, F>;
-  compact_detail::check_stencil<P>(function, "flags", in, flags, out, n, options);
-  device_detail::check_count_target(function, d_count,
-                                    {detail::extent("in", in, n, sizeof(T)), detail::extent("flags", flags, n, sizeof(F)),
-                                     detail::extent("out", out, n, sizeof(T))});
-  device_detail::run_compaction<P>(device_detail::stencil_source<T, F, flag_is_set>{in, flags, flag_is_set{}},
-                                   device_detail::select_sink<T>{out, nullptr}, n, d_count, in == out, stream, ws,
-                                   options);
+  compact_detail::select_by_stencil_of<Policy>("scankit::select_flagged", "flags", in, flags, out, d_count, n,
+                                               flag_is_set{}, stream, ws, options);
 }
 
 // The same, returning the count to the host. These synchronise: they wait for `stream`.
-template <class Policy = tuned, class T, class Pred>
-std::int64_t select_if_count_host(const T* in, T* out, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
+template <class Policy = tuned, class In, class Out, class Pred>
+std::int64_t select_if_count_host(In in, Out out, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                                   workspace* ws = nullptr, const compact_options& options = {}) {
-  compact_detail::check_select_if<compact_detail::select_if_plan<Policy, T, Pred>>("scankit::select_if_count_host", in,
-                                                                                   out, n, options);
-  return detail::count_to_host(stream, [&](std::int64_t* d_count) {
+  using T = device_detail::iterator_item_t<In>;
+  using InView = compact_detail::input_view_t<In>;
+  using OutView = compact_detail::output_view_t<Out>;
+  compact_detail::check_select_if<compact_detail::select_if_plan<Policy, T, InView, OutView>>(
+      "scankit::select_if_count_host", device_detail::input_view(in), device_detail::output_view(out), n, options);
+  return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     select_if<Policy>(in, out, d_count, n, pred, stream, ws, options);
   });
 }
 
-template <class Policy = tuned, class T, class S, class Pred>
-std::int64_t select_by_stencil_count_host(const T* in, const S* stencil, T* out, std::int64_t n, Pred pred,
+template <class Policy = tuned, class In, class Stencil, class Out, class Pred>
+std::int64_t select_by_stencil_count_host(In in, Stencil stencil, Out out, std::int64_t n, Pred pred,
                                           cudaStream_t stream = nullptr, workspace* ws = nullptr,
                                           const compact_options& options = {}) {
-  compact_detail::check_stencil<compact_detail::stencil_plan<Policy, T, S>>("scankit::select_by_stencil_count_host",
-                                                                            "stencil", in, stencil, out, n, options);
-  return detail::count_to_host(stream, [&](std::int64_t* d_count) {
+  using P = compact_detail::stencil_plan<Policy, device_detail::iterator_item_t<In>,
+                                         device_detail::iterator_item_t<Stencil>>;
+  compact_detail::check_stencil<P>("scankit::select_by_stencil_count_host", "stencil", device_detail::input_view(in),
+                                   device_detail::input_view(stencil), device_detail::output_view(out), n, options);
+  return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     select_by_stencil<Policy>(in, stencil, out, d_count, n, pred, stream, ws, options);
   });
 }
 
-template <class Policy = tuned, class T, class F>
-std::int64_t select_flagged_count_host(const T* in, const F* flags, T* out, std::int64_t n,
-                                       cudaStream_t stream = nullptr, workspace* ws = nullptr,
-                                       const compact_options& options = {}) {
-  compact_detail::check_stencil<compact_detail::stencil_plan<Policy, T, F>>("scankit::select_flagged_count_host",
-                                                                            "flags", in, flags, out, n, options);
-  return detail::count_to_host(stream, [&](std::int64_t* d_count) {
+template <class Policy = tuned, class In, class Flags, class Out>
+std::int64_t select_flagged_count_host(In in, Flags flags, Out out, std::int64_t n, cudaStream_t stream = nullptr,
+                                       workspace* ws = nullptr, const compact_options& options = {}) {
+  using P = compact_detail::stencil_plan<Policy, device_detail::iterator_item_t<In>,
+                                         device_detail::iterator_item_t<Flags>>;
+  compact_detail::check_stencil<P>("scankit::select_flagged_count_host", "flags", device_detail::input_view(in),
+                                   device_detail::input_view(flags), device_detail::output_view(out), n, options);
+  return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     select_flagged<Policy>(in, flags, out, d_count, n, stream, ws, options);
   });
 }
 
 // Bytes of workspace a compaction of n items of `T` needs (0: none), for callers who allocate it
 // themselves (scankit::workspace(ptr, bytes)). `Extra` is the stencil, flag or value type if the
-// call has one; the answer covers in-place calls.
+// call has one; the answer covers in-place calls, and calls with iterators (the register kernel's
+// tile, which `tuned` answers for too).
 template <class T, class Extra = device_detail::no_values, class Policy = tuned>
 std::size_t compact_workspace_bytes(std::int64_t n, const compact_options& options = {}) {
   constexpr std::size_t extra = std::is_same_v<Extra, device_detail::no_values> ? 0 : sizeof(Extra);

@@ -9,7 +9,8 @@
 // the keys and keeps the value of each kept key. *d_count = the number kept. `eq` is a functor
 // `bool operator()(const T&, const T&) const` callable on the device; it is applied to neighbours
 // in input order (left, right). In place (out == in; values_out == values_in) is allowed; other
-// overlaps are rejected. Conventions as in select.cuh.
+// overlaps are rejected. Conventions as in select.cuh. unique takes iterators as select_if does
+// (the staged kernel for arrays of T, the register kernel otherwise); unique_by_key takes arrays.
 #pragma once
 
 #include <cstdint>
@@ -25,47 +26,52 @@ template <class P, class K, class V>
 void check_unique_by_key(const char* function, const K* keys, const V* values, const K* keys_out, const V* values_out,
                          std::int64_t n, const compact_options& options) {
   device_detail::check_compact_common<P>(function, n, options);
-  detail::check_pointer(function, "keys_in", keys, n);
-  detail::check_pointer(function, "values_in", values, n);
-  detail::check_pointer(function, "keys_out", keys_out, n);
-  detail::check_pointer(function, "values_out", values_out, n);
-  const detail::array_extent ki = detail::extent("keys_in", keys, n, sizeof(K));
-  const detail::array_extent vi = detail::extent("values_in", values, n, sizeof(V));
-  const detail::array_extent ko = detail::extent("keys_out", keys_out, n, sizeof(K));
-  const detail::array_extent vo = detail::extent("values_out", values_out, n, sizeof(V));
-  detail::check_in_place_or_disjoint(function, ki, ko);
-  detail::check_in_place_or_disjoint(function, vi, vo);
-  detail::check_disjoint(function, ko, vi);
-  detail::check_disjoint(function, ko, vo);
-  detail::check_disjoint(function, vo, ki);
+  scankit::detail::check_pointer(function, "keys_in", keys, n);
+  scankit::detail::check_pointer(function, "values_in", values, n);
+  scankit::detail::check_pointer(function, "keys_out", keys_out, n);
+  scankit::detail::check_pointer(function, "values_out", values_out, n);
+  const scankit::detail::array_extent ki = scankit::detail::extent("keys_in", keys, n, sizeof(K));
+  const scankit::detail::array_extent vi = scankit::detail::extent("values_in", values, n, sizeof(V));
+  const scankit::detail::array_extent ko = scankit::detail::extent("keys_out", keys_out, n, sizeof(K));
+  const scankit::detail::array_extent vo = scankit::detail::extent("values_out", values_out, n, sizeof(V));
+  scankit::detail::check_in_place_or_disjoint(function, ki, ko);
+  scankit::detail::check_in_place_or_disjoint(function, vi, vo);
+  scankit::detail::check_disjoint(function, ko, vi);
+  scankit::detail::check_disjoint(function, ko, vo);
+  scankit::detail::check_disjoint(function, vo, ki);
 }
 
 template <class Eq>
 using not_a_stream = std::enable_if_t<!std::is_convertible_v<Eq, cudaStream_t>, int>;
 
 template <class Policy, class K, class V>
-using unique_by_key_plan =
-    device_detail::resolved_compact_policy<Policy, (sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V)), 2>;
+using unique_by_key_plan = typename register_plan_of<Policy, (sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V)), 2>::type;
 
 }  // namespace compact_detail
 
 // (An equality is never something that converts to a stream: `unique(in, out, d_count, n, stream)`
 // takes the overload below.)
-template <class Policy = tuned, class T, class Eq, compact_detail::not_a_stream<Eq> = 0>
-void unique(const T* in, T* out, std::int64_t* d_count, std::int64_t n, Eq eq, cudaStream_t stream = nullptr,
+template <class Policy = tuned, class In, class Out, class Eq, compact_detail::not_a_stream<Eq> = 0>
+void unique(In in, Out out, std::int64_t* d_count, std::int64_t n, Eq eq, cudaStream_t stream = nullptr,
             workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::unique";
-  using P = compact_detail::select_if_plan<Policy, T, Eq>;
-  compact_detail::check_select_if<P>(function, in, out, n, options);
+  using T = device_detail::iterator_item_t<In>;
+  using InView = compact_detail::input_view_t<In>;
+  using OutView = compact_detail::output_view_t<Out>;
+  using P = compact_detail::select_if_plan<Policy, T, InView, OutView>;
+  const InView in_view = device_detail::input_view(in);
+  const OutView out_view = device_detail::output_view(out);
+  compact_detail::check_select_if<P>(function, in_view, out_view, n, options);
   device_detail::check_count_target(function, d_count,
-                                    {detail::extent("in", in, n, sizeof(T)), detail::extent("out", out, n, sizeof(T))});
-  device_detail::run_compaction<P>(device_detail::unique_source<T, Eq>{in, nullptr, eq},
-                                   device_detail::select_sink<T>{out, nullptr}, n, d_count, in == out, stream, ws,
-                                   options);
+                                    {compact_detail::extent_of("in", in_view, n),
+                                     compact_detail::extent_of("out", out_view, n)});
+  device_detail::run_compaction<P>(device_detail::unique_source_for<T, Eq, InView>{in_view, nullptr, eq},
+                                   device_detail::select_sink_for<T, OutView>{out_view, nullptr}, n, d_count,
+                                   compact_detail::is_in_place(in_view, out_view), stream, ws, options);
 }
 
-template <class Policy = tuned, class T>
-void unique(const T* in, T* out, std::int64_t* d_count, std::int64_t n, cudaStream_t stream = nullptr,
+template <class Policy = tuned, class In, class Out>
+void unique(In in, Out out, std::int64_t* d_count, std::int64_t n, cudaStream_t stream = nullptr,
             workspace* ws = nullptr, const compact_options& options = {}) {
   unique<Policy>(in, out, d_count, n, equal_to{}, stream, ws, options);
 }
@@ -79,8 +85,8 @@ void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_
   compact_detail::check_unique_by_key<P>(function, keys_in, values_in, keys_out, values_out, n, options);
   device_detail::check_count_target(
       function, d_count,
-      {detail::extent("keys_in", keys_in, n, sizeof(K)), detail::extent("values_in", values_in, n, sizeof(V)),
-       detail::extent("keys_out", keys_out, n, sizeof(K)), detail::extent("values_out", values_out, n, sizeof(V))});
+      {compact_detail::extent_of("keys_in", keys_in, n), compact_detail::extent_of("values_in", values_in, n),
+       compact_detail::extent_of("keys_out", keys_out, n), compact_detail::extent_of("values_out", values_out, n)});
   device_detail::run_compaction<P>(device_detail::unique_source<K, Eq, V>{keys_in, values_in, eq},
                                    device_detail::select_sink<K, V>{keys_out, values_out}, n, d_count,
                                    keys_in == keys_out || values_in == values_out, stream, ws, options);
@@ -94,18 +100,21 @@ void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_
 }
 
 // The same, returning the count to the host. These synchronise: they wait for `stream`.
-template <class Policy = tuned, class T, class Eq, compact_detail::not_a_stream<Eq> = 0>
-std::int64_t unique_count_host(const T* in, T* out, std::int64_t n, Eq eq, cudaStream_t stream = nullptr,
+template <class Policy = tuned, class In, class Out, class Eq, compact_detail::not_a_stream<Eq> = 0>
+std::int64_t unique_count_host(In in, Out out, std::int64_t n, Eq eq, cudaStream_t stream = nullptr,
                                workspace* ws = nullptr, const compact_options& options = {}) {
-  compact_detail::check_select_if<compact_detail::select_if_plan<Policy, T, Eq>>("scankit::unique_count_host", in, out,
-                                                                                 n, options);
-  return detail::count_to_host(stream, [&](std::int64_t* d_count) {
+  using InView = compact_detail::input_view_t<In>;
+  using OutView = compact_detail::output_view_t<Out>;
+  compact_detail::check_select_if<
+      compact_detail::select_if_plan<Policy, device_detail::iterator_item_t<In>, InView, OutView>>(
+      "scankit::unique_count_host", device_detail::input_view(in), device_detail::output_view(out), n, options);
+  return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     unique<Policy>(in, out, d_count, n, eq, stream, ws, options);
   });
 }
 
-template <class Policy = tuned, class T>
-std::int64_t unique_count_host(const T* in, T* out, std::int64_t n, cudaStream_t stream = nullptr,
+template <class Policy = tuned, class In, class Out>
+std::int64_t unique_count_host(In in, Out out, std::int64_t n, cudaStream_t stream = nullptr,
                                workspace* ws = nullptr, const compact_options& options = {}) {
   return unique_count_host<Policy>(in, out, n, equal_to{}, stream, ws, options);
 }
@@ -116,7 +125,7 @@ std::int64_t unique_by_key_count_host(const K* keys_in, const V* values_in, K* k
                                       const compact_options& options = {}) {
   compact_detail::check_unique_by_key<compact_detail::unique_by_key_plan<Policy, K, V>>(
       "scankit::unique_by_key_count_host", keys_in, values_in, keys_out, values_out, n, options);
-  return detail::count_to_host(stream, [&](std::int64_t* d_count) {
+  return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     unique_by_key<Policy>(keys_in, values_in, keys_out, values_out, d_count, n, eq, stream, ws, options);
   });
 }

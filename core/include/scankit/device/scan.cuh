@@ -1,25 +1,31 @@
-// The template scan API for nvcc users: any trivially copyable value type, any associative
-// operator (a functor with `T operator()(const T&, const T&) const` callable on the device;
-// never assumed commutative), and an optional compile-time shape.
+// The template scan API for nvcc users: any trivially copyable accumulator type, any associative
+// operator (a functor with `T operator()(const T&, const T&) const` callable on the device; never
+// assumed commutative), input and output iterators, and an optional compile-time shape.
 //
 //   scankit::device::inclusive_scan(d_in, d_out, n, op, stream, &ws, options);
 //   scankit::device::exclusive_scan(d_in, d_out, n, init, op, stream);
+//   scankit::device::inclusive_scan(thrust::make_transform_iterator(d_w, f), d_out, n, op, stream);
 //   scankit::device::inclusive_scan<scankit::device::policy<128, 8, scankit::block_scan_algorithm::brent_kung>>(...);
 //
-// The strategy is chosen at run time by options.strategy; the block algorithm and coarsening
-// come from the policy (the default one is tuned per value size), and options that ask for
-// another shape are rejected with scankit::error.
+// Iterators (iterators.cuh): contiguous arrays and transforms of them keep the staged kernel
+// (tile in shared memory through the bulk copy, sm_90 and later); other iterators run the
+// register kernel. The accumulator type is what `op` returns (for exclusive_scan: on (init, input
+// value)), as in CUB; with scankit's built-in operators, which take two values of one type, an
+// exclusive scan accumulates in the type of `init`. Name it explicitly as the second template
+// argument if needed. Results are converted to the output's value type on store.
 //
-// With the default (`tuned`) policy, the look-back strategies run the staged kernel (tile in
-// shared memory through the bulk-copy engine) for value sizes 1, 2, 4, 8 and 16 bytes on
-// 16-byte-aligned arrays; `staged<BlockThreads, ChunksPerThread>` picks its shape. An explicit
-// `policy<...>` always runs the register kernel of that shape.
+// It runs one pass with the decoupled look-back (options.deterministic: the look-back with a fixed
+// association, for floating-point sums that give the same bits on every run). The textbook
+// strategies are in scankit/device/scan_lab.cuh. The shape: the tuned one (`tuned`), a staged
+// shape `staged<BlockThreads, ChunksPerThread>`, or a register shape `policy<...>` (which always
+// runs the register kernel); options that ask for another shape are rejected with scankit::error.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "scankit/device/device/scan_dispatch.cuh"
+#include "scankit/device/iterators.cuh"
 #include "scankit/operators.hpp"
 
 namespace scankit::device {
@@ -54,23 +60,36 @@ using resolved_staged_policy = std::conditional_t<
     std::conditional_t<std::is_same_v<Policy, tuned> && device_detail::stageable<T>,
                        typename device_detail::staged_scan_tuning<T>::policy, device_detail::no_staging>>;
 
-template <class Policy = tuned, class T, class Op>
-void inclusive_scan(const T* in, T* out, std::int64_t n, Op op, cudaStream_t stream = nullptr, workspace* ws = nullptr,
+namespace detail {
+template <class Given, class Deduced>
+using pick_t = std::conditional_t<std::is_void_v<Given>, Deduced, Given>;
+template <class In, class Op>
+using inclusive_accumulator_t =
+    device_detail::accumulator_t<Op, device_detail::iterator_item_t<In>, device_detail::iterator_item_t<In>>;
+template <class In, class Init, class Op>
+using exclusive_accumulator_t = device_detail::accumulator_t<Op, Init, device_detail::iterator_item_t<In>>;
+}  // namespace detail
+
+template <class Policy = tuned, class AccT = void, class In, class Out, class Op>
+void inclusive_scan(In in, Out out, std::int64_t n, Op op, cudaStream_t stream = nullptr, workspace* ws = nullptr,
                     const scan_options& options = {}) {
+  using T = detail::pick_t<AccT, detail::inclusive_accumulator_t<In, Op>>;
   device_detail::dispatch_scan<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(
-      "scankit::inclusive_scan", in, out, n, false, T{}, op, stream,
-                                                           ws, options);
+      "scankit::inclusive_scan", device_detail::input_view(in), device_detail::output_view(out), n, false, T{}, op,
+      stream, ws, options);
 }
 
-template <class Policy = tuned, class T, class Op>
-void exclusive_scan(const T* in, T* out, std::int64_t n, T init, Op op, cudaStream_t stream = nullptr,
+template <class Policy = tuned, class AccT = void, class In, class Out, class Init, class Op>
+void exclusive_scan(In in, Out out, std::int64_t n, Init init, Op op, cudaStream_t stream = nullptr,
                     workspace* ws = nullptr, const scan_options& options = {}) {
+  using T = detail::pick_t<AccT, detail::exclusive_accumulator_t<In, Init, Op>>;
   device_detail::dispatch_scan<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(
-      "scankit::exclusive_scan", in, out, n, true, init, op, stream,
-                                                           ws, options);
+      "scankit::exclusive_scan", device_detail::input_view(in), device_detail::output_view(out), n, true,
+      static_cast<T>(init), op, stream, ws, options);
 }
 
-// Bytes of workspace a scan of n items needs (0 when it needs none).
+// Bytes of workspace a scan of n values of accumulator type T needs (0 when it needs none); the
+// same for every iterator.
 template <class T, class Op, class Policy = tuned>
 std::size_t scan_workspace_bytes(std::int64_t n, const scan_options& options = {}) {
   return device_detail::scan_workspace_bytes_for<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(

@@ -23,16 +23,13 @@
 #include "scankit/device/compact/compact_staged_kernel.cuh"
 #include "scankit/device/compact/compact_tiles_kernel.cuh"
 #include "scankit/device/compact/three_step_kernels.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/device_features.hpp"
 #include "scankit/error.hpp"
 #include "scankit/scan.hpp"
 #include "scankit/workspace.hpp"
 
 namespace scankit::device_detail {
-
-inline void check_compact_launch(const char* kernel) {
-  const cudaError_t code = cudaGetLastError();
-  if (code != cudaSuccess) throw cuda_error(code, std::string("launch of ") + kernel);
-}
 
 constexpr std::size_t compact_round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -69,37 +66,55 @@ inline void check_count_target(const char* function, const std::int64_t* d_count
   for (const detail::array_extent& a : arrays) detail::check_count_disjoint(function, d_count, a);
 }
 
+// The nested scan's workspace bytes for the three-step strategy's offsets.
+inline std::size_t three_step_scan_bytes(long long n, bool wide) {
+  return wide ? scankit::scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), n)
+              : scankit::scan_workspace_bytes(static_cast<const std::uint32_t*>(nullptr), n);
+}
+
+// Scratch of the three-step strategy: the offsets, in place a copy of the input, then the nested
+// scan's own workspace.
+template <class Source>
+std::size_t three_step_scratch_bytes(long long n, bool in_place, bool wide) {
+  const auto count = static_cast<std::size_t>(n);
+  std::size_t bytes = compact_round_up_256(count * (wide ? sizeof(std::uint64_t) : sizeof(std::uint32_t)));
+  if (in_place) {
+    bytes += compact_round_up_256(count * sizeof(typename Source::item_type));
+    if constexpr (Source::has_values) bytes += compact_round_up_256(count * sizeof(typename Source::value_type));
+  }
+  return bytes + compact_round_up_256(three_step_scan_bytes(n, wide));
+}
+
 template <class Source, class Sink>
 void run_three_step(Source source, const Sink& sink, long long n, std::int64_t* d_count, bool in_place, bool wide,
-                    cudaStream_t stream, workspace& storage) {
+                    cudaStream_t stream, const workspace_view& view) {
   using T = typename Source::item_type;
   using V = typename Source::value_type;
   const auto count = static_cast<std::size_t>(n);
   const std::size_t offset_bytes = compact_round_up_256(count * (wide ? sizeof(std::uint64_t) : sizeof(std::uint32_t)));
-  // In place, the scatter would overwrite items other threads have yet to read: it reads a copy.
   const std::size_t staged_items = in_place ? compact_round_up_256(count * sizeof(T)) : 0;
   std::size_t staged_values = 0;
   if constexpr (Source::has_values) staged_values = in_place ? compact_round_up_256(count * sizeof(V)) : 0;
-  const std::size_t scan_bytes =
-      wide ? scankit::scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), n)
-           : scankit::scan_workspace_bytes(static_cast<const std::uint32_t*>(nullptr), n);
+  const std::size_t scan_bytes = three_step_scan_bytes(n, wide);
 
-  // One allocation: offsets, staged copies, then the scan's own workspace (wrapped caller memory,
-  // so the scan cannot reallocate what the offsets live in).
-  const workspace_view view =
-      storage.prepare(0, offset_bytes + staged_items + staged_values + compact_round_up_256(scan_bytes), stream);
+  // One allocation: offsets, staged copies (in place, the scatter would overwrite items other
+  // threads have yet to read: it reads a copy), then the scan's own workspace (wrapped caller
+  // memory, so the scan cannot reallocate what the offsets live in).
   auto* cursor = static_cast<unsigned char*>(view.scratch);
   void* offsets = cursor;
   cursor += offset_bytes;
-  if (in_place) {
-    SCANKIT_CUDA_CHECK(cudaMemcpyAsync(cursor, source.in, count * sizeof(T), cudaMemcpyDeviceToDevice, stream));
-    source.in = reinterpret_cast<const T*>(cursor);
-    cursor += staged_items;
-    if constexpr (Source::has_values) {
-      SCANKIT_CUDA_CHECK(
-          cudaMemcpyAsync(cursor, source.values, count * sizeof(V), cudaMemcpyDeviceToDevice, stream));
-      source.values = reinterpret_cast<const V*>(cursor);
-      cursor += staged_values;
+  // In place needs arrays (out == in compares pointers): a source that reads another iterator never is.
+  if constexpr (std::is_pointer_v<decltype(Source::in)>) {
+    if (in_place) {
+      SCANKIT_CUDA_CHECK(cudaMemcpyAsync(cursor, source.in, count * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+      source.in = reinterpret_cast<const T*>(cursor);
+      cursor += staged_items;
+      if constexpr (Source::has_values) {
+        SCANKIT_CUDA_CHECK(
+            cudaMemcpyAsync(cursor, source.values, count * sizeof(V), cudaMemcpyDeviceToDevice, stream));
+        source.values = reinterpret_cast<const V*>(cursor);
+        cursor += staged_values;
+      }
     }
   }
   workspace scan_workspace(scan_bytes != 0 ? cursor : nullptr, scan_bytes);
@@ -109,22 +124,21 @@ void run_three_step(Source source, const Sink& sink, long long n, std::int64_t* 
   auto* offsets32 = wide ? nullptr : static_cast<std::uint32_t*>(offsets);
   auto* offsets64 = wide ? static_cast<std::uint64_t*>(offsets) : nullptr;
 
-  compact_flags_kernel<Source><<<grid, three_step_block_threads, 0, stream>>>(source, n, offsets32, offsets64);
-  check_compact_launch("compact_flags_kernel (three-step, step 1)");
+  launch_kernel("compact_flags_kernel (three-step, step 1)", compact_flags_kernel<Source>, grid,
+                three_step_block_threads, stream, source, n, offsets32, offsets64);
   workspace* scan_ws = scan_bytes != 0 ? &scan_workspace : nullptr;
   if (wide) {
     scankit::exclusive_scan(offsets64, offsets64, n, std::uint64_t{0}, scan_op::plus, stream, scan_ws);
   } else {
     scankit::exclusive_scan(offsets32, offsets32, n, std::uint32_t{0}, scan_op::plus, stream, scan_ws);
   }
-  compact_scatter_kernel<Source, Sink>
-      <<<grid, three_step_block_threads, 0, stream>>>(source, sink, n, offsets32, offsets64, d_count);
-  check_compact_launch("compact_scatter_kernel (three-step, step 3)");
+  launch_kernel("compact_scatter_kernel (three-step, step 3)", compact_scatter_kernel<Source, Sink>, grid,
+                three_step_block_threads, stream, source, sink, n, offsets32, offsets64, d_count);
 }
 
 // The one entry every compaction goes through once its arguments are checked. `in_place`: an
-// output is its input (select, unique), which the single pass handles with fences on the narrow
-// state and the three-step with a staged copy.
+// output is its input (select, unique), which the single pass handles with fences on the
+// published counts and the three-step with a staged copy.
 template <class Policy, class Source, class Sink>
 void run_compaction(const Source& source, const Sink& sink, long long n, std::int64_t* d_count, bool in_place,
                     cudaStream_t stream, workspace* ws, const compact_options& options) {
@@ -135,56 +149,53 @@ void run_compaction(const Source& source, const Sink& sink, long long n, std::in
     return;
   }
   const bool wide = needs_64bit_offsets(n, options);
-  workspace temporary;  // used when the caller gives none; freed stream-ordered after the launches
-  workspace& storage = ws != nullptr ? *ws : temporary;
 
   if (resolve_compact_strategy(options) == compact_strategy::three_step) {
-    run_three_step(source, sink, n, d_count, in_place, wide, stream, storage);
-    temporary.release();  // if it was used: stream-ordered after the launches (the destructor would wait)
+    // Scratch only; the nested scan gets wrapped memory inside it.
+    const std::size_t scratch = three_step_scratch_bytes<Source>(n, in_place, wide);
+    detail::workspace_lease lease(ws, 0, scratch, stream);
+    run_three_step(source, sink, n, d_count, in_place, wide, stream, lease.view());
     return;
   }
 
   const long long tiles = compact_tiles_for<Policy>(n);
-  compact_tiles_args<Source, Sink> args{source, sink, n, tiles, d_count, nullptr, selection_state{}, in_place};
+  constexpr bool staged = is_staged_compact_policy<Policy>;
+  compact_tiles_args<Source, Sink> args{source, sink, n, tiles, d_count, staged && staged_kernels_available(), {}};
+  const auto tile_count = static_cast<std::size_t>(tiles);
+  detail::workspace_lease lease(ws, tiles > 1 ? tile_state_slots<selection_count>(tile_count) : 0,
+                                tiles > 1 ? tile_state_scratch_bytes<selection_count>(tile_count) : 0, stream);
   if (tiles > 1) {
-    const auto tile_count = static_cast<std::size_t>(tiles);
-    const workspace_view view = storage.prepare(tile_state_slots<unsigned long long>(tile_count),
-                                                tile_state_scratch_bytes<unsigned long long>(tile_count), stream);
-    args.ticket = view.ticket;
-    args.state = make_tile_state<unsigned long long>(view.state_slots, view.scratch, tile_count, view.epoch);
+    const workspace_view& view = lease.view();
+    args.pass.header = static_cast<single_pass_header*>(view.header);
+    args.pass.state = make_tile_state<selection_count>(view.state_slots, view.scratch, tile_count);
+    args.pass.region_slots = view.state_slot_count;
+    args.pass.tiles = tiles;
+    args.pass.backoff = Policy::backoff;
+    args.pass.fence_other_memory = in_place;
+    args.pass.async_proxy_input = args.bulk_copy;
   }
-  if constexpr (is_staged_compact_policy<Policy>) {
-    compact_staged_kernel<Policy, Source, Sink>
-        <<<static_cast<unsigned>(tiles), compact_launch_threads<Policy>, 0, stream>>>(args);
-    check_compact_launch(tiles > 1 ? "compact_staged_kernel (single pass)" : "compact_staged_kernel (one tile)");
+  if constexpr (staged) {
+    launch_kernel(tiles > 1 ? "compact_staged_kernel (single pass)" : "compact_staged_kernel (one tile)",
+                  compact_staged_kernel<Policy, Source, Sink>, static_cast<unsigned>(tiles),
+                  compact_launch_threads<Policy>, stream, args);
   } else {
-    compact_tiles_kernel<Policy, Source, Sink>
-        <<<static_cast<unsigned>(tiles), compact_launch_threads<Policy>, 0, stream>>>(args);
-    check_compact_launch(tiles > 1 ? "compact_tiles_kernel (single pass)" : "compact_tiles_kernel (one tile)");
+    launch_kernel(tiles > 1 ? "compact_tiles_kernel (single pass)" : "compact_tiles_kernel (one tile)",
+                  compact_tiles_kernel<Policy, Source, Sink>, static_cast<unsigned>(tiles),
+                  compact_launch_threads<Policy>, stream, args);
   }
-  temporary.release();  // if it was used: stream-ordered after the launch (the destructor would wait)
 }
 
 // Workspace bytes a compaction of n items needs (0: none); the same for every sink.
 template <class Policy, class Source>
 std::size_t compact_workspace_bytes_for(long long n, const compact_options& options, bool in_place) {
   if (n <= 0) return 0;
-  const bool wide = needs_64bit_offsets(n, options);
-  const auto count = static_cast<std::size_t>(n);
   if (resolve_compact_strategy(options) == compact_strategy::three_step) {
-    std::size_t bytes = compact_round_up_256(count * (wide ? 8 : 4));
-    if (in_place) {
-      bytes += compact_round_up_256(count * sizeof(typename Source::item_type));
-      if constexpr (Source::has_values) bytes += compact_round_up_256(count * sizeof(typename Source::value_type));
-    }
-    bytes += compact_round_up_256(wide ? scankit::scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), n)
-                                       : scankit::scan_workspace_bytes(static_cast<const std::uint32_t*>(nullptr), n));
-    return workspace::bytes_needed(0, bytes);
+    return workspace::bytes_needed(0, three_step_scratch_bytes<Source>(n, in_place, needs_64bit_offsets(n, options)));
   }
   const long long tiles = compact_tiles_for<Policy>(n);
   if (tiles <= 1) return 0;
-  return workspace::bytes_needed(tile_state_slots<unsigned long long>(static_cast<std::size_t>(tiles)),
-                                 tile_state_scratch_bytes<unsigned long long>(static_cast<std::size_t>(tiles)));
+  return workspace::bytes_needed(tile_state_slots<selection_count>(static_cast<std::size_t>(tiles)),
+                                 tile_state_scratch_bytes<selection_count>(static_cast<std::size_t>(tiles)));
 }
 
 }  // namespace scankit::device_detail

@@ -29,7 +29,9 @@
 //
 // In place (out == in) the argument of compact_tiles_kernel.cuh holds unchanged: the tile's input
 // is read (bulk copy complete, stencil-free sources read nothing else but unique's in[base - 1])
-// before the count scan's barriers, and thus before anything is published.
+// before the count scan's barriers, and thus before anything is published. The bulk copy reads
+// through the async proxy and later tiles overwrite that input with generic stores, so the
+// publications carry a proxy fence as well (tile_prefix_op.cuh, async_proxy_input).
 //
 // Partition cannot use this kernel: its rejected items move up the tile, over stripes not yet
 // read. unique_by_key (values) and the stencil sources use the register kernel.
@@ -47,7 +49,6 @@
 #include "scankit/device/compact/tile_scatter.cuh"
 #include "scankit/device/compact/tile_selection_offsets.cuh"
 #include "scankit/device/thread/value_lanes.cuh"
-#include "scankit/device/tile/tile_ticket.cuh"
 
 namespace scankit::device_detail {
 
@@ -61,9 +62,11 @@ struct compact_staged_storage {
   typename stage::storage staged;
   typename block_scan::storage scan;
   typename offsets::storage offsets_storage;
-  std::uint32_t tile_id;
+  tile_ticket ticket;
 };
 
+// The bulk copy needs sm_90 and a 16-byte-aligned input; without it (args.bulk_copy false, or a
+// misaligned input) tile_stage copies the tile item by item, and the rest is unchanged.
 template <class Policy, class Source, class Sink>
 __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_blocks_per_sm)
     compact_staged_kernel(const compact_tiles_args<Source, Sink> args) {
@@ -85,27 +88,26 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
   __shared__ storage_t s;
 
   // 1. Ticket, bulk copy, prefetch. Misaligned input takes tile_stage's item-by-item path.
-  const bool bulk = (reinterpret_cast<std::uintptr_t>(args.source.in) & 15u) == 0;
+  const bool bulk = args.bulk_copy && (reinterpret_cast<std::uintptr_t>(args.source.in) & 15u) == 0;
   if (threadIdx.x == 0) {
-    const long long drawn =
-        args.tiles > 1 ? static_cast<long long>(draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles)))
-                       : 0;
-    s.tile_id = static_cast<std::uint32_t>(drawn);
-    stage::issue(s.staged, args.source.in, args.n, drawn, bulk);
+    const tile_ticket drawn = args.tiles > 1 ? args.pass.draw() : tile_ticket{0, 0};
+    s.ticket = drawn;
+    stage::issue(s.staged, args.source.in, args.n, drawn.tile, bulk);
     constexpr long long ahead = Policy::prefetch_bytes_ahead / (static_cast<long long>(Policy::tile_items) * sizeof(T));
     if constexpr (ahead > 0) {
-      if (args.tiles > 1) stage::prefetch_l2(args.source.in, args.n, drawn + ahead);
+      if (args.tiles > 1) stage::prefetch_l2(args.source.in, args.n, static_cast<long long>(drawn.tile) + ahead);
     }
   }
   __syncthreads();
-  const long long tile = s.tile_id;
+  const tile_ticket ticket = s.ticket;
+  const long long tile = ticket.tile;
+  // The protocol's view of this tile, made where it is used (its epoch from shared memory then).
+  const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.ticket, plus_op{}); };
 
   // 2. The look-back warp.
   if constexpr (look_back_warp) {
     if (threadIdx.x >= B) {
-      if (args.tiles > 1) {
-        offsets::template look_back_warp<hand_over>(args.state, tile, Policy::backoff, args.fence, s.offsets_storage);
-      }
+      if (args.tiles > 1) offsets::template look_back_warp<hand_over>(prefix_op(), s.offsets_storage);
       return;
     }
   }
@@ -139,7 +141,7 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
   int tile_count = 0;
 #pragma unroll
   for (int v = 0; v < V; ++v) tile_count += stripe_counts.lane[v];
-  if (args.tiles > 1) offsets::publish_count(args.state, tile, tile_count, args.fence);
+  if (args.tiles > 1 && threadIdx.x == 0) prefix_op().publish_aggregate(static_cast<selection_count>(tile_count));
 
   // 5. Move the selected items down the shared tile, stripe by stripe (see the top).
   T* const buffer = reinterpret_cast<T*>(s.staged.chunks);
@@ -156,8 +158,8 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
   }
 
   // 6. The tile's offset (its barrier completes the gather), the stores, the count.
-  const unsigned long long prefix = offsets::template tile_offset<look_back_warp, hand_over>(
-      args.state, args.tiles, tile, tile_count, Policy::backoff, args.fence, s.offsets_storage);
+  const selection_count prefix =
+      offsets::template tile_offset<look_back_warp, hand_over>(prefix_op(), args.tiles, tile_count, s.offsets_storage);
   args.sink.template store<Policy>(buffer, prefix, tile_count, base, valid, args.n);
   if (tile == args.tiles - 1 && threadIdx.x == 0) {
     *args.d_count = static_cast<std::int64_t>(prefix + static_cast<unsigned long long>(tile_count));

@@ -1,8 +1,9 @@
 // Device layer (compaction): the single-pass kernel. One block per tile:
 //
 //   1. tile id from the ticket (the engine's draw_tile_ticket), so predecessors are running;
-//   2. load K items per thread (tile_io: 16-byte vectors, warp transpose), plus the values of
-//      unique_by_key; the source turns them into a selection mask per thread;
+//   2. load K items per thread (tile_io: 16-byte vectors, warp transpose; item by item from an
+//      input iterator that is not an array), plus the values of unique_by_key; the source turns
+//      them into a selection mask per thread;
 //   3. block scan of the per-thread counts -> offset in the tile and the tile's count; thread 0
 //      publishes the count at once (tile_selection_offsets: the engine's tile_state);
 //   4. every thread compacts its items into shared memory, in output order (tile_scatter);
@@ -42,9 +43,7 @@
 #include "scankit/device/compact/selection_sources.cuh"
 #include "scankit/device/compact/tile_scatter.cuh"
 #include "scankit/device/compact/tile_selection_offsets.cuh"
-#include "scankit/device/tile/look_back.cuh"
-#include "scankit/device/tile/tile_state.cuh"
-#include "scankit/device/tile/tile_ticket.cuh"
+#include "scankit/device/tile/tile_prefix_op.cuh"
 
 namespace scankit::device_detail {
 
@@ -55,9 +54,8 @@ struct compact_tiles_args {
   long long n;
   long long tiles;
   std::int64_t* d_count;
-  std::uint32_t* ticket;          // tiles > 1
-  selection_state state;          // tiles > 1
-  bool fence;                     // in place (see tile_selection_offsets.cuh)
+  bool bulk_copy;          // the staged kernel may use the bulk copy (sm_90 and later)
+  selection_context pass;  // tiles > 1; fence_other_memory in place (tile_selection_offsets.cuh)
 };
 
 // The barrier of the threads that work on the tile: the whole block, or a named barrier that
@@ -93,7 +91,7 @@ struct compact_tile_storage {
   alignas(16) unsigned char value_area[value_area_bytes()];
   typename Source::template storage<Policy> extra;
   typename tile_selection_offsets<B, compact_workers_barrier<Policy>>::storage offsets;
-  std::uint32_t tile_id;
+  tile_ticket ticket;
 };
 
 // With a look-back warp (look_back_warp_of<Policy>), the block has one warp more than the
@@ -121,27 +119,30 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
                 "compaction tile too large for static shared memory: use a policy with fewer items per tile");
   __shared__ storage_t s;
 
-  long long tile = 0;
+  tile_ticket ticket{0, 0};
   if (args.tiles > 1) {
     if (threadIdx.x == 0) {
-      s.tile_id = draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles));
+      s.ticket = args.pass.draw();
       // Prefetch a later full tile into L2 (l2_prefetch.cuh): DRAM runs ahead of the tiles that
       // shared memory holds in flight. The last tile may be partial: skipped.
       constexpr long long ahead =
           prefetch_bytes_ahead_of<Policy> / (static_cast<long long>(tile_items) * Source::widest_bytes);
       if constexpr (ahead > 0) {
-        const long long later = static_cast<long long>(s.tile_id) + ahead;
+        const long long later = static_cast<long long>(s.ticket.tile) + ahead;
         if (later < args.tiles - 1) args.source.prefetch_l2(later * tile_items, tile_items);
       }
     }
     __syncthreads();
-    tile = s.tile_id;
+    ticket = s.ticket;
+  } else if (threadIdx.x == 0) {
+    s.ticket = ticket;  // read (unused) by prefix_op() after the count scan's barriers
   }
+  const long long tile = ticket.tile;
+  // The protocol's view of this tile, made where it is used (its epoch from shared memory then).
+  const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.ticket, plus_op{}); };
   if constexpr (look_back_warp) {
     if (threadIdx.x >= B) {
-      if (args.tiles > 1) {
-        offsets::template look_back_warp<hand_over>(args.state, tile, Policy::backoff, args.fence, s.offsets);
-      }
+      if (args.tiles > 1) offsets::template look_back_warp<hand_over>(prefix_op(), s.offsets);
       return;
     }
   }
@@ -153,12 +154,8 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
   // 2. Load and flag.
   const auto prefetched = args.source.template prefetch<Policy>(base, valid);
   T items[K];
-  if (full) {
-    item_io::load_full(args.source.in + base, items, *reinterpret_cast<typename item_io::storage*>(s.item_area),
-                       item_io::aligned(args.source.in));
-  } else {
-    item_io::load_partial(args.source.in + base, items, valid);
-  }
+  load_tile_items<item_io>(args.source.in, base, valid, items,
+                           *reinterpret_cast<typename item_io::storage*>(s.item_area));
   [[maybe_unused]] V values[Source::has_values ? K : 1];
   if constexpr (Source::has_values) {
     using value_io = tile_io<V, K, B>;
@@ -174,8 +171,8 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
 
   // 3. Count, scan the counts, publish the tile's count.
   const typename offsets::tile_counts counts = offsets::scan_counts(__popc(mask), s.offsets);
-  if (args.tiles > 1) {
-    offsets::publish_count(args.state, tile, counts.tile_count, args.fence);
+  if (args.tiles > 1 && threadIdx.x == 0) {
+    prefix_op().publish_aggregate(static_cast<selection_count>(counts.tile_count));
   }
 
   // 4. Compact into shared memory (every warp is past its transpose: the count scan's barriers).
@@ -187,8 +184,8 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
   }
 
   // 5. The tile's offset.
-  const unsigned long long prefix = offsets::template tile_offset<look_back_warp, hand_over>(
-      args.state, args.tiles, tile, counts.tile_count, Policy::backoff, args.fence, s.offsets);
+  const selection_count prefix =
+      offsets::template tile_offset<look_back_warp, hand_over>(prefix_op(), args.tiles, counts.tile_count, s.offsets);
 
   // 6. Store the tile's run(s) and, from the last tile, the count.
   args.sink.template store<Policy>(item_buffer, prefix, counts.tile_count, base, valid, args.n);

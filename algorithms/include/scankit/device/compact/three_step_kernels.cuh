@@ -7,7 +7,9 @@
 //                              last item writes the count (offset + its flag)
 // Memory traffic: the input is read twice (three times for unique) and the flags are written,
 // read and written by the scan, and read again, against one read of the input in the single pass.
-// Every item is one thread (grid-stride loops for very large n).
+// Every item is one thread (grid-stride loops for very large n). Items are read through the
+// source's flag_at and the sink's scatter_one, item by item, so any input and output iterator
+// works (selection_sources.cuh, tile_scatter.cuh); a transform input is evaluated in both steps.
 #pragma once
 
 #include <cstdint>

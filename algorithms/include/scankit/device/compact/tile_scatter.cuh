@@ -14,6 +14,12 @@
 //   partition_copy_sink  selected to one array, rejected to another, both in input order
 // Tile layout in shared memory: selected items at [0, tile_count); the partition sinks put the
 // rejected items after them, at [tile_count, valid), in input order.
+//
+// Each sink writes through output iterators (`Out`): arrays of the item type (T*) get the aligned
+// run stores; any other output (a transform_output_iterator, a discard_iterator, an array of
+// another type) is written item by item, out[i] = item, consecutive threads on consecutive items.
+// The names without `_to` are the array forms: types of their own, not aliases, so that the
+// kernels of the pointer API (and the precompiled library) keep their names.
 #pragma once
 
 #include <cstdint>
@@ -126,11 +132,22 @@ __device__ __forceinline__ void store_run(U* target, const U* buffer, int count)
   }
 }
 
-template <class T, class V = no_values>
-struct select_sink {
+// out[offset + j] = buffer[j] for j < count (count <= the policy's tile), consecutive threads on
+// consecutive items, through any output iterator.
+template <class Policy, class Out, class U>
+__device__ __forceinline__ void store_run_through(const Out& out, long long offset, const U* buffer, int count) {
+#pragma unroll
+  for (int i = 0; i < Policy::items_per_thread; ++i) {
+    const int j = i * Policy::block_threads + static_cast<int>(threadIdx.x);
+    if (j < count) out[offset + j] = buffer[j];
+  }
+}
+
+template <class T, class V, class Out>
+struct select_sink_to {
   static constexpr bool has_values = !std::is_same_v<V, no_values>;
-  T* out;
-  V* values_out;  // unique_by_key only
+  Out out;
+  V* values_out;  // unique_by_key only (arrays)
 
   template <class Policy, class U>
   __device__ __forceinline__ void gather(const U (&items)[Policy::items_per_thread], std::uint32_t mask,
@@ -141,7 +158,11 @@ struct select_sink {
   template <class Policy>
   __device__ __forceinline__ void store(const T* buffer, unsigned long long prefix, int tile_count, long long,
                                         int, long long) const {
-    store_run<Policy>(out + prefix, buffer, tile_count);
+    if constexpr (std::is_same_v<Out, T*>) {
+      store_run<Policy>(out + prefix, buffer, tile_count);
+    } else {
+      store_run_through<Policy>(out, static_cast<long long>(prefix), buffer, tile_count);
+    }
   }
 
   template <class Policy>
@@ -154,16 +175,19 @@ struct select_sink {
   __device__ __forceinline__ void scatter_one(const Source& source, long long i, long long offset, bool selected,
                                               long long) const {
     if (selected) {
-      out[offset] = source.in[i];
+      out[offset] = item_at<T>(source.in, i);
       if constexpr (has_values) values_out[offset] = source.values[i];
     }
   }
 };
 
-template <class T>
-struct partition_sink {
+template <class T, class V = no_values>
+struct select_sink : select_sink_to<T, V, T*> {};
+
+template <class T, class Out>
+struct partition_sink_to {
   static constexpr bool has_values = false;
-  T* out;
+  Out out;
 
   template <class Policy, class U>
   __device__ __forceinline__ void gather(const U (&items)[Policy::items_per_thread], std::uint32_t mask,
@@ -177,7 +201,7 @@ struct partition_sink {
   template <class Policy>
   __device__ __forceinline__ void store(const T* buffer, unsigned long long prefix, int tile_count, long long base,
                                         int valid, long long n) const {
-    T* const selected = out + prefix;
+    const Out selected = out + prefix;
     // Rejected item j (j >= tile_count) has tile rank j - tile_count: it goes to
     // n - 1 - (rejected_before + j - tile_count) = last - j.
     const long long last = n - 1 - (base - static_cast<long long>(prefix)) + tile_count;
@@ -197,15 +221,18 @@ struct partition_sink {
   template <class Source>
   __device__ __forceinline__ void scatter_one(const Source& source, long long i, long long offset, bool selected,
                                               long long n) const {
-    out[selected ? offset : n - 1 - (i - offset)] = source.in[i];
+    out[selected ? offset : n - 1 - (i - offset)] = item_at<T>(source.in, i);
   }
 };
 
 template <class T>
-struct partition_copy_sink {
+struct partition_sink : partition_sink_to<T, T*> {};
+
+template <class T, class OutSelected, class OutRejected>
+struct partition_copy_sink_to {
   static constexpr bool has_values = false;
-  T* out_selected;
-  T* out_rejected;
+  OutSelected out_selected;
+  OutRejected out_rejected;
 
   template <class Policy, class U>
   __device__ __forceinline__ void gather(const U (&items)[Policy::items_per_thread], std::uint32_t mask,
@@ -218,7 +245,7 @@ struct partition_copy_sink {
   template <class Policy>
   __device__ __forceinline__ void store(const T* buffer, unsigned long long prefix, int tile_count, long long base,
                                         int valid, long long) const {
-    T* const selected = out_selected + prefix;
+    const OutSelected selected = out_selected + prefix;
     // Rejected item j (j >= tile_count) goes to rejected_before + (j - tile_count) = first + j.
     const long long first = base - static_cast<long long>(prefix) - tile_count;
 #pragma unroll
@@ -238,11 +265,24 @@ struct partition_copy_sink {
   __device__ __forceinline__ void scatter_one(const Source& source, long long i, long long offset, bool selected,
                                               long long) const {
     if (selected) {
-      out_selected[offset] = source.in[i];
+      out_selected[offset] = item_at<T>(source.in, i);
     } else {
-      out_rejected[i - offset] = source.in[i];
+      out_rejected[i - offset] = item_at<T>(source.in, i);
     }
   }
 };
+
+template <class T>
+struct partition_copy_sink : partition_copy_sink_to<T, T*, T*> {};
+
+// The sinks of a call that writes `Out`: the array forms (above) for T*.
+template <class T, class Out>
+using select_sink_for = std::conditional_t<std::is_same_v<Out, T*>, select_sink<T>, select_sink_to<T, no_values, Out>>;
+template <class T, class Out>
+using partition_sink_for = std::conditional_t<std::is_same_v<Out, T*>, partition_sink<T>, partition_sink_to<T, Out>>;
+template <class T, class OutSelected, class OutRejected>
+using partition_copy_sink_for =
+    std::conditional_t<std::is_same_v<OutSelected, T*> && std::is_same_v<OutRejected, T*>, partition_copy_sink<T>,
+                       partition_copy_sink_to<T, OutSelected, OutRejected>>;
 
 }  // namespace scankit::device_detail

@@ -5,6 +5,9 @@
 // instead of registers is what lets a single-pass kernel wait for its look-back cheaply: a block
 // holds few registers while it waits, so more blocks (and more loads) fit on each SM.
 //
+// The bulk copy exists from sm_90 on: the kernels that stage tiles compile to nothing for older
+// GPUs, and the dispatch runs their register kernels there (device_features.hpp).
+//
 // Only full tiles of a 16-byte-aligned input use the bulk copy; the partial last tile is copied
 // item by item by all threads (items past the end get a copy of the tile's first item: they only
 // feed results that are never stored). A caller whose input may be misaligned passes bulk = false
@@ -48,6 +51,7 @@ struct tile_stage {
   // One thread: starts copying tile `tile` if it is full. With bulk, `in` must be 16-byte aligned.
   static __device__ __forceinline__ void issue(storage& s, const T* in, long long n, long long tile,
                                                bool bulk = true) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace ptx = cuda::ptx;
     ptx::mbarrier_init(&s.loaded, 1);
     ptx::fence_proxy_async(ptx::space_shared);
@@ -57,6 +61,7 @@ struct tile_stage {
       ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, s.chunks, in + tile * TileItems,
                          static_cast<std::uint32_t>(bytes), &s.loaded);
     }
+#endif
   }
 
   // One thread: asks L2 to fetch tile `tile` ahead of its copy, if it exists and is full.
@@ -70,11 +75,13 @@ struct tile_stage {
                                                   bool bulk = true) {
     const long long base = tile * TileItems;
     const long long remaining = n - base;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (bulk && remaining >= TileItems) {
       while (!cuda::ptx::mbarrier_try_wait_parity(&s.loaded, 0u)) {
       }
       return;
     }
+#endif
     T* staged = reinterpret_cast<T*>(s.chunks);
     const int valid = remaining < TileItems ? static_cast<int>(remaining) : TileItems;
     for (int i = static_cast<int>(threadIdx.x); i < TileItems; i += BlockThreads) {

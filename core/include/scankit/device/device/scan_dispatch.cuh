@@ -1,14 +1,17 @@
-// Device layer: the whole-array strategies and the host-side dispatch that picks one.
+// Device layer: the production scan, host side. One pass with the decoupled look-back (or, for
+// floating-point values with options.deterministic, the look-back with a fixed association):
 //
-//   three-launch      scan each tile and write its total; scan the totals (recursively);
-//                     add each tile's offset. Reads the input once, writes the output twice.
-//   reduce-then-scan  reduce each tile; scan the totals (recursively); scan each tile again
-//                     seeded with its offset. Reads the input twice, writes once. Deterministic.
-//   chained           one pass; each tile waits for its predecessor's inclusive prefix.
-//   decoupled look-back  one pass; tiles look back over published aggregates (the default).
-// Inputs that fit in one tile take one launch with one block, whatever the strategy.
+//   staged kernel    the tile staged in shared memory by the bulk copy (sm_90 and later), for
+//                    contiguous 16-byte-aligned arrays of 1-, 2-, 4-, 8- or 16-byte values (or a
+//                    staged_input of the same size)
+//   register kernel  everywhere else: GPUs before sm_90, other iterators, misaligned arrays
+//   one tile         inputs that fit one register tile: one block, no workspace
+// The textbook strategies (three-launch, reduce-then-scan, chained) live in scan_textbook.cuh,
+// which only the lab library and the lab template API instantiate.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -20,138 +23,49 @@
 #include "scankit/device/device/scan_kernels.cuh"
 #include "scankit/device/device/scan_policy.cuh"
 #include "scankit/device/device/scan_staged_kernel.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/device_features.hpp"
 #include "scankit/error.hpp"
 #include "scankit/scan_options.hpp"
 #include "scankit/workspace.hpp"
 
 namespace scankit::device_detail {
 
-inline void check_launch(const char* kernel) {
-  const cudaError_t code = cudaGetLastError();
-  if (code != cudaSuccess) throw cuda_error(code, std::string("launch of ") + kernel);
-}
-
 constexpr std::size_t round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-// The arguments of a single-pass launch of `tiles` tiles (either tile kernel).
-template <class T>
-scan_tiles_args<T> single_pass_args(const T* in, T* out, long long n, long long tiles, bool exclusive, const T& init,
-                                    const workspace_view& view, look_back_backoff backoff) {
-  scan_tiles_args<T> args{};
-  args.in = in;
-  args.out = out;
-  args.n = n;
-  args.tiles = tiles;
-  args.exclusive = exclusive;
-  args.has_seed = exclusive;
-  args.seed = init;
-  args.ticket = view.ticket;
-  args.state = make_tile_state<T>(view.state_slots, view.scratch, static_cast<std::size_t>(tiles), view.epoch);
-  args.backoff = backoff;
-  return args;
+template <long long TileItems>
+constexpr long long tiles_of(long long n) {
+  return (n + TileItems - 1) / TileItems;
 }
 
-template <class Policy, class T, class Op>
-struct scan_strategies {
-  static constexpr long long tile_items = Policy::tile_items;
-  static constexpr int threads = Policy::block_threads;
-
-  static long long tiles_for(long long n) { return (n + tile_items - 1) / tile_items; }
-
-  // Scratch for the tile totals of every recursion level of the multi-launch strategies.
-  static std::size_t recursive_totals_bytes(long long n) {
-    std::size_t bytes = 0;
-    while (n > tile_items) {
-      n = tiles_for(n);
-      bytes += round_up_256(static_cast<std::size_t>(n) * sizeof(T));
-    }
-    return bytes;
-  }
-
-  static void workspace_needs(scan_strategy strategy, long long n, std::size_t& slots, std::size_t& scratch) {
-    slots = 0;
-    scratch = 0;
-    if (n <= tile_items) return;
-    switch (strategy) {
-      case scan_strategy::three_launch:
-      case scan_strategy::reduce_then_scan:
-        scratch = recursive_totals_bytes(n);
-        break;
-      default:
-        slots = tile_state_slots<T>(static_cast<std::size_t>(tiles_for(n)));
-        scratch = tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles_for(n)));
-        break;
-    }
-  }
-
-  static scan_tiles_args<T> base_args(const T* in, T* out, long long n, bool exclusive) {
-    scan_tiles_args<T> args{};
-    args.in = in;
-    args.out = out;
-    args.n = n;
-    args.tiles = tiles_for(n);
-    args.exclusive = exclusive;
-    return args;
-  }
-
-  static void single_tile(const T* in, T* out, long long n, bool exclusive, const T& init, Op op, cudaStream_t stream) {
-    scan_tiles_args<T> args = base_args(in, out, n, exclusive);
-    args.has_seed = exclusive;
-    args.seed = init;
-    scan_tiles_kernel<Policy, tile_prefix_source::independent><<<1, threads, 0, stream>>>(args, op);
-    check_launch("scan_tiles_kernel (single tile)");
-  }
-
-  static void three_launch(const T* in, T* out, long long n, bool exclusive, const T& init, Op op,
-                           unsigned char* scratch, cudaStream_t stream) {
-    if (n <= tile_items) return single_tile(in, out, n, exclusive, init, op, stream);
-    const long long tiles = tiles_for(n);
-    T* totals = reinterpret_cast<T*>(scratch);
-    scan_tiles_args<T> args = base_args(in, out, n, exclusive);
-    args.tile_totals = totals;
-    scan_tiles_kernel<Policy, tile_prefix_source::independent>
-        <<<static_cast<unsigned>(tiles), threads, 0, stream>>>(args, op);
-    check_launch("scan_tiles_kernel (three-launch, pass 1)");
-    // Exclusive: tile t's offset is init op totals[0..t-1]; inclusive: totals[0..t-1].
-    three_launch(totals, totals, tiles, exclusive, init, op, scratch + round_up_256(tiles * sizeof(T)), stream);
-    const long long first_tile = exclusive ? 0 : 1;
-    add_tile_prefix_kernel<Policy><<<static_cast<unsigned>(tiles - first_tile), threads, 0, stream>>>(
-        out, n, totals, exclusive, first_tile, op);
-    check_launch("add_tile_prefix_kernel (three-launch, pass 3)");
-  }
-
-  static void reduce_then_scan(const T* in, T* out, long long n, bool exclusive, const T& init, Op op,
-                               unsigned char* scratch, cudaStream_t stream) {
-    if (n <= tile_items) return single_tile(in, out, n, exclusive, init, op, stream);
-    const long long tiles = tiles_for(n);
-    T* totals = reinterpret_cast<T*>(scratch);
-    reduce_tiles_kernel<Policy><<<static_cast<unsigned>(tiles), threads, 0, stream>>>(in, n, totals, op);
-    check_launch("reduce_tiles_kernel (reduce-then-scan, pass 1)");
-    reduce_then_scan(totals, totals, tiles, exclusive, init, op, scratch + round_up_256(tiles * sizeof(T)), stream);
-    scan_tiles_args<T> args = base_args(in, out, n, exclusive);
-    args.tile_prefixes = totals;
-    args.tile_prefixes_exclusive = exclusive;
-    scan_tiles_kernel<Policy, tile_prefix_source::independent>
-        <<<static_cast<unsigned>(tiles), threads, 0, stream>>>(args, op);
-    check_launch("scan_tiles_kernel (reduce-then-scan, pass 3)");
-  }
-
-  template <tile_prefix_source Source>
-  static void single_pass(const T* in, T* out, long long n, bool exclusive, const T& init, Op op,
-                          const workspace_view& view, cudaStream_t stream) {
-    if (n <= tile_items) return single_tile(in, out, n, exclusive, init, op, stream);
-    const scan_tiles_args<T> args =
-        single_pass_args(in, out, n, tiles_for(n), exclusive, init, view, Policy::backoff);
-    scan_tiles_kernel<Policy, Source><<<static_cast<unsigned>(args.tiles), threads, 0, stream>>>(args, op);
-    check_launch(Source == tile_prefix_source::chained                   ? "scan_tiles_kernel (chained)"
-                 : Source == tile_prefix_source::deterministic_look_back ? "scan_tiles_kernel (deterministic look-back)"
-                                                                         : "scan_tiles_kernel (decoupled look-back)");
-  }
-};
+// The single-pass context of a launch of `tiles` tiles over a prepared workspace.
+template <class T>
+single_pass_context<T> make_single_pass_context(const workspace_view& view, long long tiles,
+                                                look_back_backoff backoff) {
+  single_pass_context<T> pass;
+  pass.header = static_cast<single_pass_header*>(view.header);
+  pass.state = make_tile_state<T>(view.state_slots, view.scratch, static_cast<std::size_t>(tiles));
+  pass.region_slots = view.state_slot_count;
+  pass.tiles = tiles;
+  pass.backoff = backoff;
+  return pass;
+}
 
 // The staged single-pass kernel (scan_staged_kernel.cuh) for one staged policy. `no_staging`
 // stands for "no staged kernel": explicit register-kernel shapes, and value sizes it cannot take.
 struct no_staging {};
+
+template <class Staged, class T>
+struct staged_tiles {
+  static constexpr bool available = !std::is_same_v<Staged, no_staging> && stageable<T>;
+  static long long count(long long n) {
+    if constexpr (available) {
+      return tiles_of<staged_shape<Staged, T>::tile_items>(n);
+    } else {
+      return 0;
+    }
+  }
+};
 
 // The back-off of a staged policy's look-back, by prefix source.
 template <class Staged, tile_prefix_source Source>
@@ -159,51 +73,115 @@ constexpr look_back_backoff staged_look_back_backoff() {
   return Source == tile_prefix_source::deterministic_look_back ? Staged::deterministic_backoff : Staged::backoff;
 }
 
-template <class Staged, class T, class Op>
-struct staged_single_pass {
-  static constexpr bool available = !std::is_same_v<Staged, no_staging>;
+// The scan arguments shared by every kernel.
+template <class T, class In, class Out>
+scan_tiles_args<T, In, Out> scan_args(In in, Out out, long long n, long long tiles, bool exclusive, const T& init) {
+  scan_tiles_args<T, In, Out> args{};
+  args.in = in;
+  args.out = out;
+  args.n = n;
+  args.tiles = tiles;
+  args.exclusive = exclusive;
+  args.has_seed = exclusive;
+  args.seed = init;
+  return args;
+}
 
-  static long long tiles_for(long long n) {
-    if constexpr (available) {
-      constexpr long long tile_items = staged_shape<Staged, T>::tile_items;
-      return (n + tile_items - 1) / tile_items;
-    } else {
-      return 0;
+// A whole input in one register tile: one block, no look-back, no workspace.
+template <class Policy, class T, class In, class Out, class Op>
+void scan_single_tile(In in, Out out, long long n, bool exclusive, const T& init, Op op, cudaStream_t stream) {
+  launch_kernel("scan_tiles_kernel (single tile)", scan_tiles_kernel<Policy, tile_prefix_source::independent, T, In, Out, Op>,
+                1, Policy::block_threads, stream, scan_args<T>(in, out, n, 1, exclusive, init), op);
+}
+
+template <class T>
+bool aligned_16(const T* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
+}
+
+// Whether the code of `Kernel` that runs on the current device was compiled for sm_90 or later,
+// where the staged kernels exist (below that they hold a trap). A build without sm_90 code that
+// runs on a newer GPU through the driver's PTX JIT keeps the register kernels. Asked once per
+// device.
+template <auto Kernel>
+bool compiled_with_bulk_copy() {
+  constexpr int cached_devices = 64;
+  static std::atomic<int> known[cached_devices] = {};  // 0 unknown, 1 no, 2 yes
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  const auto ask = [] {
+    cudaFuncAttributes attributes{};
+    SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, Kernel));
+    return attributes.ptxVersion >= 90;
+  };
+  if (device < 0 || device >= cached_devices) return ask();
+  int state = known[device].load(std::memory_order_relaxed);
+  if (state == 0) {
+    state = ask() ? 2 : 1;
+    known[device].store(state, std::memory_order_relaxed);
+  }
+  return state == 2;
+}
+
+// Whether this call can run the staged kernel: a staged shape, a staged-readable input, a plain
+// output array, both 16-byte aligned, and a GPU (and code for it) with the bulk copy.
+template <class Staged, tile_prefix_source Source, class T, class In, class Out, class Op>
+bool staged_path(In in, Out out) {
+  if constexpr (staged_tiles<Staged, T>::available && staged_readable<In, T> && std::is_same_v<Out, T*>) {
+    return aligned_16(staged_input_traits<In, T>::data(in)) && aligned_16(out) && staged_kernels_available() &&
+           compiled_with_bulk_copy<scan_staged_tiles_kernel<Staged, Source, T, In, Op>>();
+  } else {
+    return false;
+  }
+}
+
+// One single-pass launch: the staged kernel where it applies, the register kernel otherwise.
+template <class Policy, class Staged, tile_prefix_source Source, class T, class In, class Out, class Op>
+void run_single_pass(In in, Out out, long long n, bool exclusive, const T& init, Op op, workspace* ws,
+                     cudaStream_t stream) {
+  if constexpr (staged_tiles<Staged, T>::available && staged_readable<In, T> && std::is_same_v<Out, T*>) {
+    if (staged_path<Staged, Source, T, In, Out, Op>(in, out)) {
+      const long long tiles = staged_tiles<Staged, T>::count(n);
+      const detail::workspace_lease lease(ws, tile_state_slots<T>(static_cast<std::size_t>(tiles)),
+                                          tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), stream);
+      auto args = scan_args<T>(in, out, n, tiles, exclusive, init);
+      args.pass = make_single_pass_context<T>(lease.view(), tiles, staged_look_back_backoff<Staged, Source>());
+      launch_kernel(Source == tile_prefix_source::deterministic_look_back
+                        ? "scan_staged_tiles_kernel (deterministic look-back)"
+                        : "scan_staged_tiles_kernel (decoupled look-back)",
+                    scan_staged_tiles_kernel<Staged, Source, T, In, Op>, static_cast<unsigned>(tiles),
+                    Staged::launch_threads, stream, args, op);
+      return;
     }
   }
-
-  // The bulk copy and the 16-byte stores need 16-byte-aligned arrays.
-  static bool usable(const void* in, const void* out) {
-    const auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; };
-    return available && aligned(in) && aligned(out);
-  }
-
-  template <tile_prefix_source Source>
-  static void run(const T* in, T* out, long long n, bool exclusive, const T& init, Op op, const workspace_view& view,
-                  cudaStream_t stream) {
-    if constexpr (available) {
-      const scan_tiles_args<T> args =
-          single_pass_args(in, out, n, tiles_for(n), exclusive, init, view, staged_look_back_backoff<Staged, Source>());
-      scan_staged_tiles_kernel<Staged, Source>
-          <<<static_cast<unsigned>(args.tiles), Staged::launch_threads, 0, stream>>>(args, op);
-      check_launch(Source == tile_prefix_source::deterministic_look_back
-                       ? "scan_staged_tiles_kernel (deterministic look-back)"
-                       : "scan_staged_tiles_kernel (decoupled look-back)");
-    }
-  }
-};
+  const long long tiles = tiles_of<Policy::tile_items>(n);
+  const detail::workspace_lease lease(ws, tile_state_slots<T>(static_cast<std::size_t>(tiles)),
+                                      tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), stream);
+  auto args = scan_args<T>(in, out, n, tiles, exclusive, init);
+  args.pass = make_single_pass_context<T>(lease.view(), tiles, Policy::backoff);
+  launch_kernel(Source == tile_prefix_source::chained                   ? "scan_tiles_kernel (chained)"
+                : Source == tile_prefix_source::deterministic_look_back ? "scan_tiles_kernel (deterministic look-back)"
+                                                                        : "scan_tiles_kernel (decoupled look-back)",
+                scan_tiles_kernel<Policy, Source, T, In, Out, Op>, static_cast<unsigned>(tiles), Policy::block_threads,
+                stream, args, op);
+}
 
 template <class T>
 constexpr bool has_exact_association() {
   return std::is_integral_v<T>;
 }
 
-// Resolves `automatic`: the decoupled look-back, in its deterministic form when asked for.
-inline scan_strategy resolve_strategy(const scan_options& options) {
-  return options.strategy == scan_strategy::automatic ? scan_strategy::decoupled_look_back : options.strategy;
+// The options the production scan takes; the rest belongs to the lab (scan_textbook.cuh).
+inline void check_production_options(const char* function, const scan_options& options) {
+  if (options.strategy != scan_strategy::automatic && options.strategy != scan_strategy::decoupled_look_back) {
+    throw error(std::string(function) + ": scan_strategy::" + to_string(options.strategy) +
+                " is a textbook strategy of the scan lab: call scankit::lab::" +
+                (std::string(function).find("exclusive") != std::string::npos ? "exclusive_scan" : "inclusive_scan") +
+                " (library scankit::lab) or scankit::device::lab (scankit/device/scan_lab.cuh)");
+  }
 }
 
-template <class Policy, class T, class Op>
+template <class Policy>
 void check_policy_options(const char* function, const scan_options& options) {
   if (options.items_per_thread != 0 && options.items_per_thread != Policy::items_per_thread) {
     throw error(std::string(function) + ": options.items_per_thread = " + std::to_string(options.items_per_thread) +
@@ -215,88 +193,67 @@ void check_policy_options(const char* function, const scan_options& options) {
   }
 }
 
-// A look-back scan: the staged kernel where it applies, the register kernel otherwise (and for
-// inputs of one register tile, which take a single one-block launch).
-template <class Policy, class Staged, tile_prefix_source Source, class T, class Op>
-void look_back(const T* in, T* out, long long n, bool exclusive, const T& init, Op op, const workspace_view& view,
-               cudaStream_t stream) {
-  using staged = staged_single_pass<Staged, T, Op>;
-  if (n > Policy::tile_items && staged::usable(in, out)) {
-    staged::template run<Source>(in, out, n, exclusive, init, op, view, stream);
-  } else {
-    scan_strategies<Policy, T, Op>::template single_pass<Source>(in, out, n, exclusive, init, op, view, stream);
+// Pointers are checked for null and partial overlap; other iterators cannot be.
+template <class T, class In, class Out>
+void check_scan_arguments(const char* function, const In& in, const Out& out, long long n) {
+  detail::check_count(function, n);
+  if constexpr (std::is_pointer_v<In>) detail::check_pointer(function, "in", in, n);
+  if constexpr (std::is_pointer_v<Out>) detail::check_pointer(function, "out", out, n);
+  if constexpr (std::is_pointer_v<In> && std::is_pointer_v<Out>) {
+    detail::check_overlap(function, in, out, n, sizeof(*in), sizeof(*out));
   }
 }
 
-// Tile states for the single-pass strategies: enough for whichever tile kernel runs.
-template <class Policy, class Staged, class T, class Op>
-void plan_workspace(scan_strategy strategy, long long n, std::size_t& slots, std::size_t& scratch) {
-  scan_strategies<Policy, T, Op>::workspace_needs(strategy, n, slots, scratch);
-  if (slots != 0) {
-    const auto staged_tiles = static_cast<std::size_t>(staged_single_pass<Staged, T, Op>::tiles_for(n));
-    if (tile_state_slots<T>(staged_tiles) > slots) {
-      slots = tile_state_slots<T>(staged_tiles);
-      scratch = tile_state_scratch_bytes<T>(staged_tiles);
+template <class Policy, class Staged, class T>
+void check_tile_count(const char* function, long long n) {
+  if (tiles_of<Policy::tile_items>(n) > INT_MAX || staged_tiles<Staged, T>::count(n) > INT_MAX) {
+    throw error(std::string(function) + ": n = " + std::to_string(n) + " needs more than 2^31 - 1 tiles of " +
+                std::to_string(Policy::tile_items) + " items; use a larger tile");
+  }
+}
+
+// Workspace bytes of a look-back scan: enough for whichever kernel runs (0 for one tile).
+template <class Policy, class Staged, class T>
+std::size_t look_back_workspace_bytes(long long n) {
+  if (n <= Policy::tile_items) return 0;
+  const auto tiles = static_cast<std::size_t>(std::max(tiles_of<Policy::tile_items>(n), staged_tiles<Staged, T>::count(n)));
+  return workspace::bytes_needed(tile_state_slots<T>(tiles), tile_state_scratch_bytes<T>(tiles));
+}
+
+// The production scan after its checks: one tile, or one single-pass launch.
+template <class Policy, class Staged, class T, class In, class Out, class Op>
+void look_back_scan(In in, Out out, long long n, bool exclusive, const T& init, Op op, cudaStream_t stream,
+                    workspace* ws, bool deterministic) {
+  if (n == 0) return;
+  if (n <= Policy::tile_items) return scan_single_tile<Policy>(in, out, n, exclusive, init, op, stream);
+  // Integer operators give the same bits in any association, so they keep the faster look-back.
+  if constexpr (!has_exact_association<T>()) {
+    if (deterministic) {
+      return run_single_pass<Policy, Staged, tile_prefix_source::deterministic_look_back>(in, out, n, exclusive, init,
+                                                                                          op, ws, stream);
     }
   }
+  run_single_pass<Policy, Staged, tile_prefix_source::decoupled_look_back>(in, out, n, exclusive, init, op, ws,
+                                                                           stream);
+}
+
+// The one host-side entry of the production scan: check, then run. T is the accumulator type.
+template <class Policy, class T, class Op, class Staged = no_staging, class In, class Out>
+void dispatch_scan(const char* function, In in, Out out, long long n, bool exclusive, const T& init, Op op,
+                   cudaStream_t stream, workspace* ws, const scan_options& options) {
+  static_assert(std::is_trivially_copyable_v<T>, "scan values must be trivially copyable");
+  check_scan_arguments<T>(function, in, out, n);
+  check_production_options(function, options);
+  check_policy_options<Policy>(function, options);
+  check_tile_count<Policy, Staged, T>(function, n);
+  look_back_scan<Policy, Staged, T>(in, out, n, exclusive, init, op, stream, ws, options.deterministic);
 }
 
 template <class Policy, class T, class Op, class Staged = no_staging>
 std::size_t scan_workspace_bytes_for(const char* function, long long n, const scan_options& options) {
   detail::check_count(function, n);
-  std::size_t slots = 0, scratch = 0;
-  plan_workspace<Policy, Staged, T, Op>(resolve_strategy(options), n, slots, scratch);
-  return slots == 0 && scratch == 0 ? 0 : workspace::bytes_needed(slots, scratch);
-}
-
-// The one host-side entry every scan goes through: check, plan storage, launch. The look-back
-// strategies run the staged kernel when `Staged` names one and the arrays allow it.
-template <class Policy, class T, class Op, class Staged = no_staging>
-void dispatch_scan(const char* function, const T* in, T* out, long long n, bool exclusive, const T& init, Op op,
-                   cudaStream_t stream, workspace* ws, const scan_options& options) {
-  static_assert(std::is_trivially_copyable_v<T>, "scan values must be trivially copyable");
-  detail::check_unary_arguments(function, in, out, n, sizeof(T));
-  check_policy_options<Policy, T, Op>(function, options);
-  const scan_strategy strategy = resolve_strategy(options);
-  using strategies = scan_strategies<Policy, T, Op>;
-  using staged = staged_single_pass<Staged, T, Op>;
-  if (strategies::tiles_for(n) > INT_MAX || staged::tiles_for(n) > INT_MAX) {
-    throw error(std::string(function) + ": n = " + std::to_string(n) + " needs more than 2^31 - 1 tiles of " +
-                std::to_string(Policy::tile_items) + " items; use a larger tile");
-  }
-  if (n == 0) return;
-
-  std::size_t slots = 0, scratch = 0;
-  plan_workspace<Policy, Staged, T, Op>(strategy, n, slots, scratch);
-  workspace_view view{};
-  workspace temporary;
-  if (slots != 0 || scratch != 0) view = (ws != nullptr ? *ws : temporary).prepare(slots, scratch, stream);
-  auto* scratch_bytes = static_cast<unsigned char*>(view.scratch);
-
-  switch (strategy) {
-    case scan_strategy::three_launch:
-      strategies::three_launch(in, out, n, exclusive, init, op, scratch_bytes, stream);
-      break;
-    case scan_strategy::reduce_then_scan:
-      strategies::reduce_then_scan(in, out, n, exclusive, init, op, scratch_bytes, stream);
-      break;
-    case scan_strategy::chained:
-      strategies::template single_pass<tile_prefix_source::chained>(in, out, n, exclusive, init, op, view, stream);
-      break;
-    default:
-      // Integer operators give the same bits in any association, so they keep the faster look-back.
-      if constexpr (!has_exact_association<T>()) {
-        if (options.deterministic) {
-          look_back<Policy, Staged, tile_prefix_source::deterministic_look_back>(in, out, n, exclusive, init, op, view,
-                                                                                 stream);
-          break;
-        }
-      }
-      look_back<Policy, Staged, tile_prefix_source::decoupled_look_back>(in, out, n, exclusive, init, op, view,
-                                                                         stream);
-      break;
-  }
-  temporary.release();  // if it was used: cudaFreeAsync on `stream`, ordered after the launches above
+  check_production_options(function, options);
+  return look_back_workspace_bytes<Policy, Staged, T>(n);
 }
 
 }  // namespace scankit::device_detail

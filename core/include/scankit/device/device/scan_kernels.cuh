@@ -1,19 +1,22 @@
-// Device layer: the kernels every scan strategy is assembled from.
+// Device layer: the register tile kernel, and the two helper kernels of the multi-launch
+// strategies (scan_textbook.cuh).
 //
 //   scan_tiles_kernel   one tile per block: load, serial scan of K items per thread, block scan,
 //                       tile prefix (from nowhere, a seed, an array of scanned totals, the
-//                       predecessor (chained) or the look-back (decoupled)), store.
+//                       predecessor (chained) or the look-back (decoupled)), store. It runs on
+//                       every GPU and takes any input and output iterator.
 //   reduce_tiles_kernel one total per tile (reduce-then-scan's first pass).
 //   add_tile_prefix_kernel  three-launch's last pass.
 #pragma once
 
 #include <cstdint>
+#include <iterator>
+#include <type_traits>
 
 #include "scankit/device/block/block_scan.cuh"
 #include "scankit/device/block/tile_io.cuh"
-#include "scankit/device/device/tile_prefix.cuh"
+#include "scankit/device/device/scan_tiles_args.cuh"
 #include "scankit/device/thread/thread_scan.cuh"
-#include "scankit/device/tile/tile_ticket.cuh"
 
 namespace scankit::device_detail {
 
@@ -24,42 +27,82 @@ struct tile_kernel_storage {
   typename io::storage io_storage;
   typename block_scan::storage scan_storage;
   T tile_prefix;
-  std::uint32_t tile_id;
+  tile_ticket ticket;
 };
 
-template <class Policy, tile_prefix_source Source, class T, class Op>
-__global__ void __launch_bounds__(Policy::block_threads) scan_tiles_kernel(scan_tiles_args<T> args, Op op) {
+// items[k] = in[base + threadIdx.x * K + k] converted to T (a partial tile repeats its first item
+// past the end: those only feed results that are never stored). Contiguous arrays of T take
+// tile_io's vector path; other iterators are read item by item.
+template <class Io, int K, class T, class In>
+__device__ __forceinline__ void load_tile(In in, long long base, int valid, T (&items)[K], typename Io::storage& s) {
+  if constexpr (std::is_same_v<In, const T*>) {
+    if (valid == Io::tile_items) {
+      Io::load_full(in + base, items, s, Io::aligned(in));
+    } else {
+      Io::load_partial(in + base, items, valid);
+    }
+  } else {
+    const long long first = base + static_cast<long long>(threadIdx.x) * K;
+    const T filler = static_cast<T>(in[base]);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      items[k] = static_cast<int>(threadIdx.x) * K + k < valid ? static_cast<T>(in[first + k]) : filler;
+    }
+  }
+}
+
+template <class Io, int K, class T, class Out>
+__device__ __forceinline__ void store_tile(Out out, long long base, int valid, const T (&items)[K],
+                                           typename Io::storage& s) {
+  if constexpr (std::is_same_v<Out, T*>) {
+    if (valid == Io::tile_items) {
+      Io::store_full(out + base, items, s, Io::aligned(out));
+    } else {
+      Io::store_partial(out + base, items, valid);
+    }
+  } else {
+    const long long first = base + static_cast<long long>(threadIdx.x) * K;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (static_cast<int>(threadIdx.x) * K + k < valid) out[first + k] = items[k];
+    }
+  }
+}
+
+template <class Policy, tile_prefix_source Source, class T, class In, class Out, class Op>
+__global__ void __launch_bounds__(Policy::block_threads)
+    scan_tiles_kernel(const scan_tiles_args<T, In, Out> args, Op op) {
   constexpr int K = Policy::items_per_thread;
+  constexpr bool single_pass = Source != tile_prefix_source::independent;
   using storage_t = tile_kernel_storage<Policy, T>;
   using io = typename storage_t::io;
   using block_scan = typename storage_t::block_scan;
+  using prefix_op = tile_prefix_op<T, Op, look_back_shape_for<Source>, false>;  // scans fence nothing else
   __shared__ storage_t s;
 
-  long long tile;
-  if constexpr (Source == tile_prefix_source::independent) {
-    tile = blockIdx.x;
-  } else {
-    if (threadIdx.x == 0) s.tile_id = draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles));
+  long long tile = blockIdx.x;
+  if constexpr (single_pass) {
+    if (threadIdx.x == 0) s.ticket = args.pass.draw();
     __syncthreads();
-    tile = s.tile_id;
+    tile = s.ticket.tile;
   }
-
   const long long base = tile * Policy::tile_items;
   const long long remaining = args.n - base;
   const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
-  const bool full = valid == Policy::tile_items;
 
   T items[K];
-  if (full) {
-    io::load_full(args.in + base, items, s.io_storage, io::aligned(args.in));
-  } else {
-    io::load_partial(args.in + base, items, valid);
-  }
-
+  load_tile<io>(args.in, base, valid, items, s.io_storage);
   const block_scan_result<T> scanned = block_scan::scan(thread_reduce(items, op), s.scan_storage, op);
 
-  const optional_prefix<T> tile_prefix =
-      resolve_tile_prefix<Source>(args, tile, scanned.aggregate, op, s.tile_prefix);
+  optional_prefix<T> tile_prefix;
+  if constexpr (single_pass) {
+    // Made here, not with the ticket: the epoch comes from shared memory instead of occupying a
+    // register through the load and the block scan.
+    const prefix_op prefix(args.pass, s.ticket, op, args.has_seed, args.seed);
+    tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.tile_prefix);
+  } else {
+    tile_prefix = independent_tile_prefix(args, tile, scanned.aggregate);
+  }
   const bool has_tile_prefix = tile_prefix.present;
 
   // This thread's prefix: the tile prefix and the totals of the threads before it.
@@ -83,36 +126,29 @@ __global__ void __launch_bounds__(Policy::block_threads) scan_tiles_kernel(scan_
       thread_inclusive_scan(items, op);
     }
   }
-
-  if (full) {
-    io::store_full(args.out + base, items, s.io_storage, io::aligned(args.out));
-  } else {
-    io::store_partial(args.out + base, items, valid);
-  }
+  store_tile<io>(args.out, base, valid, items, s.io_storage);
 }
 
-template <class Policy, class T, class Op>
+template <class Policy, class T, class In, class Op>
 __global__ void __launch_bounds__(Policy::block_threads)
-    reduce_tiles_kernel(const T* in, long long n, T* tile_totals, Op op) {
+    reduce_tiles_kernel(In in, long long n, T* tile_totals, Op op) {
   constexpr int K = Policy::items_per_thread;
   using storage_t = tile_kernel_storage<Policy, T>;
   using io = typename storage_t::io;
   __shared__ storage_t s;
   const long long base = static_cast<long long>(blockIdx.x) * Policy::tile_items;
   const long long remaining = n - base;
+  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
   T items[K];
-  if (remaining >= Policy::tile_items) {
-    io::load_full(in + base, items, s.io_storage, io::aligned(in));
-  } else {
-    io::load_partial(in + base, items, static_cast<int>(remaining));
-  }
+  load_tile<io>(in, base, valid, items, s.io_storage);
   const block_scan_result<T> scanned = storage_t::block_scan::scan(thread_reduce(items, op), s.scan_storage, op);
   if (threadIdx.x == 0) tile_totals[blockIdx.x] = scanned.aggregate;
 }
 
 // Three-launch, last pass: out[i] = prefix op out[i] over tile `first_tile + blockIdx.x`, where
 // the prefix is the tile's entry in the scanned totals. For an exclusive scan the tile's first
-// item (left unset by the first pass) becomes the prefix itself.
+// item (left unset by the first pass) becomes the prefix itself. The output must be readable:
+// three-launch scans into an array of T.
 template <class Policy, class T, class Op>
 __global__ void __launch_bounds__(Policy::block_threads)
     add_tile_prefix_kernel(T* out, long long n, const T* scanned_totals, bool exclusive, long long first_tile, Op op) {

@@ -21,10 +21,10 @@
 #include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/block/tile_stage.cuh"
-#include "scankit/device/device/tile_prefix.cuh"
+#include "scankit/device/device/scan_tiles_args.cuh"
+#include "scankit/device/device/staged_input.cuh"
 #include "scankit/device/thread/thread_scan.cuh"
 #include "scankit/device/thread/value_lanes.cuh"
-#include "scankit/device/tile/tile_ticket.cuh"
 
 namespace scankit::device_detail {
 
@@ -47,24 +47,19 @@ template <class StagedPolicy>
 using staged_scan_barrier = std::conditional_t<StagedPolicy::look_back_warp,
                                                named_block_barrier<StagedPolicy::block_threads>, whole_block_barrier>;
 
-template <class StagedPolicy, class T>
+// Raw: the type of the staged input items (T itself, or what a staged_input transforms into T).
+template <class StagedPolicy, class T, class Raw = T>
 struct staged_kernel_storage {
   using shape = staged_shape<StagedPolicy, T>;
   using barrier = staged_scan_barrier<StagedPolicy>;
-  using stage = tile_stage<T, shape::tile_items, shape::block_threads, barrier>;
+  using stage = tile_stage<Raw, shape::tile_items, shape::block_threads, barrier>;
   using lanes = value_lanes<T, shape::stripes>;
   using block_scan = block_scan_warp_of_warps<lanes, shape::block_threads, barrier>;
   typename stage::storage staged;
   typename block_scan::storage scan_storage;
   T tile_prefix;
-  std::uint32_t tile_id;
+  tile_ticket ticket;
 };
-
-template <class T, int P>
-__device__ __forceinline__ void unpack_chunk(const int4& chunk, T (&items)[P]) {
-  static_assert(P * sizeof(T) == 16, "a chunk is 16 bytes");
-  memcpy(items, &chunk, 16);
-}
 
 // The tile's total: the stripe totals combined in stripe order.
 template <class T, int V, class Op>
@@ -80,8 +75,8 @@ __device__ __forceinline__ T combine_lanes(const value_lanes<T, V>& totals, Op o
 // stripes 0..v-1; `exclusive_partials` is the block scan of the threads' stripe partials.
 // `load_items(v, items)` fetches the thread's chunk of stripe v (from shared memory or registers);
 // `stripe_total(v)` gives stripe v's total.
-template <class Shape, class T, class Op, class LoadItems, class StripeTotal>
-__device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T>& args, long long tile,
+template <class Shape, class T, class In, class Op, class LoadItems, class StripeTotal>
+__device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T, In, T*>& args, long long tile,
                                                       const optional_prefix<T>& tile_prefix,
                                                       const value_lanes<T, Shape::stripes>& exclusive_partials, Op op,
                                                       LoadItems load_items, StripeTotal stripe_total) {
@@ -149,19 +144,31 @@ struct no_step_probe {
 // barrier and the scanning threads read it after; barrier.sync orders the shared-memory accesses
 // of the threads it synchronises, like __syncthreads. The tile's two global publications
 // (aggregate, then inclusive prefix) come from the same thread in program order, so every reader
-// sees them in that order (same-address coherence); look_back.cuh needs nothing more.
+// sees them in that order (same-address coherence); the tile layer needs nothing more.
 // Deadlock: the look-back warp waits only on tiles with smaller tickets, whose aggregates need
 // nothing from their own look-backs.
-template <class StagedPolicy, tile_prefix_source Source, class T, class Op, class Probe = no_step_probe>
+//
+// In: a contiguous array of T, or a staged_input (an array of another type of the same size read
+// through a function, staged_input.cuh). The kernel needs the bulk copy (sm_90); code for older
+// GPUs holds only a trap, and the dispatch never launches it there (compiled_with_bulk_copy).
+template <class StagedPolicy, tile_prefix_source Source, class T, class In, class Op, class Probe = no_step_probe>
 __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::min_blocks_per_sm)
-    scan_staged_tiles_kernel(scan_tiles_args<T> args, Op op) {
+    scan_staged_tiles_kernel(const scan_tiles_args<T, In, T*> args, Op op) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using input = staged_input_traits<In, T>;
+  using raw_t = typename input::raw_type;
   using shape = staged_shape<StagedPolicy, T>;
-  using storage_t = staged_kernel_storage<StagedPolicy, T>;
+  using storage_t = staged_kernel_storage<StagedPolicy, T, raw_t>;
   using stage = typename storage_t::stage;
   using lanes = typename storage_t::lanes;
+  using prefix_op = tile_prefix_op<T, Op,
+                                   look_back_shape_for<Source, StagedPolicy::look_back_tiles_per_lane,
+                                                       StagedPolicy::deterministic_group_tiles>,
+                                   false>;  // scans communicate nothing but the tile states
   constexpr int B = shape::block_threads;
   constexpr int V = shape::stripes;
   constexpr int P = shape::items_per_chunk;
+  // independent: every tile scanned on its own (no prefix), for diagnostics (bench/tune_scan.cu).
   constexpr bool single_pass = Source != tile_prefix_source::independent;
   static_assert(!StagedPolicy::look_back_warp || Source != tile_prefix_source::chained,
                 "the look-back warp serves the look-back sources");
@@ -169,48 +176,49 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
   // the scanning threads' own, block_barrier.cuh).
   using hand_over = divergent_block_barrier<StagedPolicy::launch_threads, 2>;
   __shared__ storage_t s;
+  const raw_t* raw = input::data(args.in);
 
   if (threadIdx.x == 0) {
-    const long long drawn = single_pass ? draw_tile_ticket(args.ticket, static_cast<std::uint32_t>(args.tiles))
-                                        : static_cast<long long>(blockIdx.x);
-    s.tile_id = static_cast<std::uint32_t>(drawn);
-    Probe::mark(drawn, staged_step::ticket);
-    stage::issue(s.staged, args.in, args.n, drawn);
+    const tile_ticket ticket = single_pass ? args.pass.draw() : tile_ticket{blockIdx.x, 0};
+    s.ticket = ticket;
+    Probe::mark(ticket.tile, staged_step::ticket);
+    stage::issue(s.staged, raw, args.n, ticket.tile);
     if constexpr (StagedPolicy::prefetch_tiles_ahead > 0) {
-      stage::prefetch_l2(args.in, args.n, drawn + StagedPolicy::prefetch_tiles_ahead);
+      stage::prefetch_l2(raw, args.n, static_cast<long long>(ticket.tile) + StagedPolicy::prefetch_tiles_ahead);
     }
   }
   __syncthreads();
-  const long long tile = s.tile_id;
+  const long long tile = s.ticket.tile;
+  // The protocol's view of this tile, made where it is used: its epoch comes from shared memory
+  // then, instead of living in a register through the whole tile (registers cap residency here).
+  const auto prefix_of = [&] { return prefix_op(args.pass, s.ticket, op, args.has_seed, args.seed); };
 
   if constexpr (StagedPolicy::look_back_warp) {
     if (threadIdx.x >= B) {
-      if constexpr (single_pass) {
-        if (tile > 0) {
-          const T before = look_back_exclusive<Source, StagedPolicy::look_back_tiles_per_lane,
-                                               StagedPolicy::deterministic_group_tiles>(args, tile, op);
-          if (lane_id() == 0) {
-            s.tile_prefix = before;
-            Probe::mark(tile, staged_step::looked_back);
-          }
+      if (single_pass && tile > 0) {
+        const T before = prefix_of().look_back();
+        if (lane_id() == 0) {
+          s.tile_prefix = before;
+          Probe::mark(tile, staged_step::looked_back);
         }
-        hand_over::sync();  // hands the prefix over; the scanning threads arrive after their scan
       }
+      hand_over::sync();  // hands the prefix over; the scanning threads arrive after their scan
       return;
     }
   }
 
-  stage::complete(s.staged, args.in, args.n, tile);
+  stage::complete(s.staged, raw, args.n, tile);
   if (threadIdx.x == 0) Probe::mark(tile, staged_step::loaded);
   const int thread = static_cast<int>(threadIdx.x);
   const int4* chunks = s.staged.chunks;
+  const auto unpack = [&](int v, T(&items)[P]) { input::unpack(args.in, chunks[v * B + thread], items); };
 
   // Partials of this thread's chunk in every stripe, scanned across the block stripe by stripe.
   lanes partials;
 #pragma unroll
   for (int v = 0; v < V; ++v) {
     T items[P];
-    unpack_chunk(chunks[v * B + thread], items);
+    unpack(v, items);
     partials.lane[v] = thread_reduce(items, op);
   }
   const block_scan_result<lanes> scanned =
@@ -218,32 +226,32 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
   const T aggregate = combine_lanes(scanned.aggregate, op);
 
   optional_prefix<T> tile_prefix;
-  if constexpr (StagedPolicy::look_back_warp && single_pass) {
+  if constexpr (!single_pass) {
+    tile_prefix = {false, aggregate};
+    if constexpr (StagedPolicy::look_back_warp) hand_over::sync();
+  } else if constexpr (StagedPolicy::look_back_warp) {
     if (threadIdx.x == 0) {
-      publish_tile_aggregate<Source>(args, tile, aggregate, op);
+      prefix_of().publish_aggregate(aggregate);
       Probe::mark(tile, staged_step::aggregate_published);
     }
     hand_over::sync();
     if (threadIdx.x == 0) Probe::mark(tile, staged_step::handed_over);
     if (tile == 0) {
-      tile_prefix = first_tile_prefix(args);
+      tile_prefix = prefix_of().first();
     } else {
       tile_prefix = {true, s.tile_prefix};
-      if (threadIdx.x == 0) {
-        publish_tile_prefix<Source, StagedPolicy::deterministic_group_tiles>(args, tile, tile_prefix.value, aggregate,
-                                                                             op);
-      }
+      if (threadIdx.x == 0) prefix_of().publish_prefix(tile_prefix.value, aggregate);
     }
   } else {
-    tile_prefix =
-        resolve_tile_prefix<Source, StagedPolicy::look_back_tiles_per_lane, StagedPolicy::deterministic_group_tiles>(
-            args, tile, aggregate, op, s.tile_prefix);
+    tile_prefix = prefix_of().template resolve<whole_block_barrier>(aggregate, s.tile_prefix);
   }
 
-  store_scanned_stripes<shape>(args, tile, tile_prefix, scanned.exclusive, op,
-                               [&](int v, T(&items)[P]) { unpack_chunk(chunks[v * B + thread], items); },
+  store_scanned_stripes<shape>(args, tile, tile_prefix, scanned.exclusive, op, unpack,
                                [&](int v) { return storage_t::block_scan::aggregate(s.scan_storage).lane[v]; });
   if (threadIdx.x == 0) Probe::mark(tile, staged_step::stored);
+#else
+  __trap();
+#endif
 }
 
 }  // namespace scankit::device_detail

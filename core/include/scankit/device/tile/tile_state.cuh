@@ -4,9 +4,10 @@
 // later its inclusive prefix (flag_prefix, the combination of everything up to and including the
 // tile). Successors read these to build their exclusive prefix (see look_back.cuh).
 //
-// Each tile owns an 8-byte slot (two for the wide packed form) in the workspace. The low 4 bytes hold the status
-// (epoch << 2 | flag). A status from an earlier launch carries another epoch and reads as "not yet
-// published", so the slots need no clearing between launches (workspace.hpp).
+// Each tile owns an 8-byte slot (two for the wide packed form) in the workspace. The low 4 bytes
+// hold the status (epoch << 2 | flag), where the epoch is the launch's, drawn with the tile's
+// ticket on the device (tile_ticket.cuh). A status from an earlier launch carries another epoch
+// and reads as "not yet published", so the slots need no clearing between launches.
 //
 // Three representations, chosen by the aggregate's size:
 //  * packed (aggregate <= 4 bytes): status and value share the slot and travel as one 64-bit word.
@@ -145,12 +146,11 @@ constexpr std::size_t tile_state_scratch_bytes(std::size_t tiles) {
   }
 }
 
+// The epoch is set on the device, per block, from the drawn ticket (tile_prefix_op.cuh).
 template <class T>
-__host__ __device__ inline tile_state<T> make_tile_state(std::uint64_t* slots, void* scratch, std::size_t tiles,
-                                                         std::uint32_t epoch) {
+__host__ __device__ inline tile_state<T> make_tile_state(std::uint64_t* slots, void* scratch, std::size_t tiles) {
   tile_state<T> state{};
   state.slots = slots;
-  state.epoch = epoch;
   if constexpr (tile_state_layout_for<T> == tile_state_layout::split) {
     auto* base = static_cast<unsigned char*>(scratch);
     state.aggregates = reinterpret_cast<T*>(base);

@@ -1,0 +1,30 @@
+// A kernel launch that reports its own failure.
+//
+// <<<...>>> reports a failed launch only through cudaGetLastError, which would also consume (and
+// misattribute) an error the caller left pending; cudaLaunchKernelEx returns the launch's own
+// result and leaves everything else alone.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include <cuda_runtime.h>
+
+#include "scankit/error.hpp"
+
+namespace scankit::device_detail {
+
+// `name` names the kernel in the error; args are converted to the kernel's parameter types.
+template <class... Params, class... Args>
+void launch_kernel(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
+                   Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = 0;
+  config.stream = stream;
+  const cudaError_t code = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  if (code != cudaSuccess) throw cuda_error(code, std::string("launch of ") + name);
+}
+
+}  // namespace scankit::device_detail

@@ -1,0 +1,10 @@
+// The scan lab's precompiled overloads for float.
+#include "precompiled_scan_lab.cuh"
+
+SCANKIT_DEFINE_LAB_SCAN(float)
+
+namespace scankit {
+scan_kernel_info describe_scan_kernel(const float*, const scan_options& options) {
+  return lab_precompiled::describe<float>(options);
+}
+}  // namespace scankit
