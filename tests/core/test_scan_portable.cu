@@ -7,6 +7,10 @@
 #include "scankit/device_features.hpp"
 
 namespace scankit::testing {
+
+// scan_types.cuh's typed suite is instantiated by test_scan_types_*.cu, not here.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ScanTypes);
+
 namespace {
 
 struct portable_kernels_forced {

@@ -135,15 +135,23 @@ bool staged_path(In in, Out out) {
   }
 }
 
+// Tile states a look-back scan of n items takes: enough for whichever kernel runs, so that what
+// fits a workspace does not depend on the GPU or the arrays' alignment.
+template <class Policy, class Staged, class T>
+std::size_t look_back_state_tiles(long long n) {
+  return static_cast<std::size_t>(std::max(tiles_of<Policy::tile_items>(n), staged_tiles<Staged, T>::count(n)));
+}
+
 // One single-pass launch: the staged kernel where it applies, the register kernel otherwise.
 template <class Policy, class Staged, tile_prefix_source Source, class T, class In, class Out, class Op>
 void run_single_pass(In in, Out out, long long n, bool exclusive, const T& init, Op op, workspace* ws,
                      cudaStream_t stream) {
+  const std::size_t state_tiles = look_back_state_tiles<Policy, Staged, T>(n);
+  const detail::workspace_lease lease(ws, tile_state_slots<T>(state_tiles), tile_state_scratch_bytes<T>(state_tiles),
+                                      stream);
   if constexpr (staged_tiles<Staged, T>::available && staged_readable<In, T> && std::is_same_v<Out, T*>) {
     if (staged_path<Staged, Source, T, In, Out, Op>(in, out)) {
       const long long tiles = staged_tiles<Staged, T>::count(n);
-      const detail::workspace_lease lease(ws, tile_state_slots<T>(static_cast<std::size_t>(tiles)),
-                                          tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), stream);
       auto args = scan_args<T>(in, out, n, tiles, exclusive, init);
       args.pass = make_single_pass_context<T>(lease.view(), tiles, staged_look_back_backoff<Staged, Source>());
       launch_kernel(Source == tile_prefix_source::deterministic_look_back
@@ -155,8 +163,6 @@ void run_single_pass(In in, Out out, long long n, bool exclusive, const T& init,
     }
   }
   const long long tiles = tiles_of<Policy::tile_items>(n);
-  const detail::workspace_lease lease(ws, tile_state_slots<T>(static_cast<std::size_t>(tiles)),
-                                      tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), stream);
   auto args = scan_args<T>(in, out, n, tiles, exclusive, init);
   args.pass = make_single_pass_context<T>(lease.view(), tiles, Policy::backoff);
   launch_kernel(Source == tile_prefix_source::chained                   ? "scan_tiles_kernel (chained)"
@@ -212,11 +218,11 @@ void check_tile_count(const char* function, long long n) {
   }
 }
 
-// Workspace bytes of a look-back scan: enough for whichever kernel runs (0 for one tile).
+// Workspace bytes of a look-back scan (0 for one tile).
 template <class Policy, class Staged, class T>
 std::size_t look_back_workspace_bytes(long long n) {
   if (n <= Policy::tile_items) return 0;
-  const auto tiles = static_cast<std::size_t>(std::max(tiles_of<Policy::tile_items>(n), staged_tiles<Staged, T>::count(n)));
+  const std::size_t tiles = look_back_state_tiles<Policy, Staged, T>(n);
   return workspace::bytes_needed(tile_state_slots<T>(tiles), tile_state_scratch_bytes<T>(tiles));
 }
 
