@@ -8,6 +8,7 @@
 
 int run_scan_demo(int argc, char** argv);  // scan_demo.cu
 int run_compact_app(int argc, char** argv);  // compact_app.cpp
+int run_sort_app(int argc, char** argv);     // sort_app.cpp
 int run_lab(int argc, char** argv);        // lab/lab_main.cpp
 
 namespace {
@@ -24,6 +25,9 @@ void print_usage(std::ostream& os) {
         "  compact filter the records of a dataset file on the GPU (drop NaN or out-of-range values of a\n"
         "          column) with stream compaction, checked against the host reference\n"
         "          (`scankit compact --help` lists its options)\n"
+        "  sort    sort a column of a dataset file (or generated keys) on the GPU with the radix sort,\n"
+        "          check it bit for bit against the host reference and report keys/s and the fraction\n"
+        "          of a device copy (`scankit sort --help` lists its options)\n"
         "\n"
         "Without a CUDA device the commands say so and run only the host reference.\n";
 }
@@ -38,6 +42,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "scan") return run_scan_demo(argc - 1, argv + 1);
     if (command == "compact") return run_compact_app(argc - 1, argv + 1);
+    if (command == "sort") return run_sort_app(argc - 1, argv + 1);
     if (command == "lab") return run_lab(argc - 1, argv + 1);
   } catch (const scankit::error& e) {
     std::cerr << "scankit: " << e.what() << "\n";

@@ -10,6 +10,7 @@ command -v g++ >/dev/null || need+=(g++)
 command -v ccache >/dev/null || need+=(ccache)
 [[ -f /usr/include/gtest/gtest.h ]] || need+=(libgtest-dev libgmock-dev)
 [[ -f /usr/include/benchmark/benchmark.h ]] || need+=(libbenchmark-dev)
+[[ -f /usr/include/CLI/CLI.hpp ]] || need+=(libcli11-dev)
 
 
 if ((${#need[@]})); then

@@ -28,6 +28,11 @@ bool staged_kernels_available() {
   if (portable_forced.load(std::memory_order_relaxed)) return false;
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  return staged_kernels_available(device);
+}
+
+bool staged_kernels_available(int device) {
+  if (portable_forced.load(std::memory_order_relaxed)) return false;
   if (device < 0 || device >= cached_devices) return ask_bulk_copy(device);
   int known = bulk_copy_by_device[device].load(std::memory_order_relaxed);
   if (known == 0) {

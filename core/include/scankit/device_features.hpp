@@ -11,6 +11,8 @@ namespace scankit {
 // Whether the current device (cudaGetDevice) has the bulk-copy engine and scankit will use it.
 // False without a device, and while portable kernels are forced.
 bool staged_kernels_available();
+// The same for a given device ordinal (saves the cudaGetDevice where the caller has asked already).
+bool staged_kernels_available(int device);
 
 // Forces the kernels every supported GPU runs (the register kernels), as on GPUs before Hopper;
 // for tests and comparisons. Process-wide; takes effect on the next call.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "scankit/device/scan_lab.cuh"
 #include "scankit/lab/scan_lab.hpp"
@@ -19,6 +20,14 @@ namespace scankit::lab_precompiled {
 using device_detail::scan_policy;
 using device_detail::scan_tuning;
 
+// The tuned coarsening with the warp-of-warps block scan is the production shape, launch bounds
+// included; other shapes are lab shapes.
+template <class T, int K, block_scan_algorithm Algorithm>
+using lab_shape = std::conditional_t<K == scan_tuning<T>::items_per_thread &&
+                                         Algorithm == block_scan_algorithm::warp_of_warps,
+                                     device_detail::tuned_scan_policy<T>,
+                                     scan_policy<scan_tuning<T>::block_threads, K, Algorithm>>;
+
 template <class T, class Op, int K>
 void run_with_algorithm(const char* function, const T* in, T* out, std::int64_t n, bool exclusive, const T& init,
                         Op op, cudaStream_t stream, workspace* ws, scan_options options, bool all_algorithms) {
@@ -27,7 +36,7 @@ void run_with_algorithm(const char* function, const T* in, T* out, std::int64_t 
   options.block_algorithm = block_scan_algorithm::automatic;
   options.items_per_thread = 0;
   if (algorithm == block_scan_algorithm::automatic || algorithm == block_scan_algorithm::warp_of_warps) {
-    return device_detail::dispatch_lab_scan<scan_policy<B, K, block_scan_algorithm::warp_of_warps>>(
+    return device_detail::dispatch_lab_scan<lab_shape<T, K, block_scan_algorithm::warp_of_warps>>(
         function, in, out, n, exclusive, init, op, stream, ws, options);
   }
   if (!all_algorithms) {
@@ -57,7 +66,7 @@ void run_with_shape(const char* function, const T* in, T* out, std::int64_t n, b
   const int k = options.items_per_thread;
   if (k == 0 && options.block_algorithm == block_scan_algorithm::automatic) {
     // The default shape: the staged kernel for the look-back strategies.
-    return device_detail::dispatch_lab_scan<scan_policy<scan_tuning<T>::block_threads, tuned_k>, T, Op,
+    return device_detail::dispatch_lab_scan<device_detail::tuned_scan_policy<T>, T, Op,
                                         typename device_detail::staged_scan_tuning<T>::policy>(
         function, in, out, n, exclusive, init, op, stream, ws, options);
   }
@@ -136,7 +145,7 @@ std::size_t workspace_bytes(std::int64_t n, const scan_options& options) {
 template <class T, int K, block_scan_algorithm Algorithm>
 scan_kernel_info describe_shape(const scan_options& options) {
   constexpr int B = scan_tuning<T>::block_threads;
-  using policy_t = scan_policy<B, K, Algorithm>;
+  using policy_t = lab_shape<T, K, Algorithm>;
   using device_detail::tile_prefix_source;
   const void* kernel = nullptr;
   switch (options.strategy == scan_strategy::automatic ? scan_strategy::decoupled_look_back : options.strategy) {

@@ -62,7 +62,7 @@ struct compact_staged_storage {
   typename stage::storage staged;
   typename block_scan::storage scan;
   typename offsets::storage offsets_storage;
-  tile_ticket ticket;
+  alignas(16) tile_ticket ticket;  // its own granule, away from the look-back warp's tile_prefix
 };
 
 // The bulk copy needs sm_90 and a 16-byte-aligned input; without it (args.bulk_copy false, or a

@@ -91,7 +91,7 @@ struct compact_tile_storage {
   alignas(16) unsigned char value_area[value_area_bytes()];
   typename Source::template storage<Policy> extra;
   typename tile_selection_offsets<B, compact_workers_barrier<Policy>>::storage offsets;
-  tile_ticket ticket;
+  alignas(16) tile_ticket ticket;  // its own granule, away from the look-back warp's tile_prefix
 };
 
 // With a look-back warp (look_back_warp_of<Policy>), the block has one warp more than the

@@ -34,7 +34,7 @@ struct tile_selection_offsets {
 
   struct storage {
     typename block_scan::storage scan;
-    selection_count tile_prefix;
+    alignas(16) selection_count tile_prefix;  // stored by the look-back warp: no merged load may span it
   };
 
   struct tile_counts {

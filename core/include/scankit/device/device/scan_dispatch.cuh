@@ -104,11 +104,9 @@ bool aligned_16(const T* p) {
 // runs on a newer GPU through the driver's PTX JIT keeps the register kernels. Asked once per
 // device.
 template <auto Kernel>
-bool compiled_with_bulk_copy() {
+bool compiled_with_bulk_copy(int device) {
   constexpr int cached_devices = 64;
   static std::atomic<int> known[cached_devices] = {};  // 0 unknown, 1 no, 2 yes
-  int device = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   const auto ask = [] {
     cudaFuncAttributes attributes{};
     SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, Kernel));
@@ -128,8 +126,11 @@ bool compiled_with_bulk_copy() {
 template <class Staged, tile_prefix_source Source, class T, class In, class Out, class Op>
 bool staged_path(In in, Out out) {
   if constexpr (staged_tiles<Staged, T>::available && staged_readable<In, T> && std::is_same_v<Out, T*>) {
-    return aligned_16(staged_input_traits<In, T>::data(in)) && aligned_16(out) && staged_kernels_available() &&
-           compiled_with_bulk_copy<scan_staged_tiles_kernel<Staged, Source, T, In, Op>>();
+    if (!aligned_16(staged_input_traits<In, T>::data(in)) || !aligned_16(out)) return false;
+    int device = 0;
+    SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+    return staged_kernels_available(device) &&
+           compiled_with_bulk_copy<scan_staged_tiles_kernel<Staged, Source, T, In, Op>>(device);
   } else {
     return false;
   }

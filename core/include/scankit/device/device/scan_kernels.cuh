@@ -70,7 +70,7 @@ __device__ __forceinline__ void store_tile(Out out, long long base, int valid, c
 }
 
 template <class Policy, tile_prefix_source Source, class T, class In, class Out, class Op>
-__global__ void __launch_bounds__(Policy::block_threads)
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     scan_tiles_kernel(const scan_tiles_args<T, In, Out> args, Op op) {
   constexpr int K = Policy::items_per_thread;
   constexpr bool single_pass = Source != tile_prefix_source::independent;

@@ -10,7 +10,7 @@
 namespace scankit::device_detail {
 
 template <int BlockThreads, int ItemsPerThread, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps,
-          unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024>
+          unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024, int MinBlocksPerSm = 0>
 struct scan_policy {
   static_assert(BlockThreads >= 32 && BlockThreads <= 1024 && (BlockThreads & (BlockThreads - 1)) == 0,
                 "block size must be a power of two between 32 and 1024");
@@ -19,6 +19,9 @@ struct scan_policy {
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr block_scan_algorithm algorithm = Algorithm;
+  // Goes to __launch_bounds__: caps registers so that this many blocks fit on an SM. 0 leaves
+  // ptxas its own register heuristic (an explicit 1 lets it take far more registers).
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   // Look-back back-off: __nanosleep from the first value, doubling up to the maximum.
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
 };
@@ -31,6 +34,8 @@ struct scan_tuning {
   static constexpr int tile_bytes = 16384;
   static constexpr int items_per_thread =
       sizeof(T) >= 16 ? 4 : (tile_bytes / block_threads) / static_cast<int>(sizeof(T));
+  // 4-byte values: 5 blocks of 256 per SM (docs/tuning.md). Wider coarsening is not capped.
+  static constexpr int min_blocks_per_sm = sizeof(T) == 4 ? 5 : 0;
 };
 
 // The staged single-pass kernel's shape: BlockThreads threads, each owning ChunksPerThread 16-byte
@@ -137,6 +142,7 @@ struct staged_scan_tuning<double> {
 };
 
 template <class T, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>
-using tuned_scan_policy = scan_policy<scan_tuning<T>::block_threads, scan_tuning<T>::items_per_thread, Algorithm>;
+using tuned_scan_policy = scan_policy<scan_tuning<T>::block_threads, scan_tuning<T>::items_per_thread, Algorithm,
+                                      32, 1024, scan_tuning<T>::min_blocks_per_sm>;
 
 }  // namespace scankit::device_detail

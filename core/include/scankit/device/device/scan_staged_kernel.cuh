@@ -57,8 +57,10 @@ struct staged_kernel_storage {
   using block_scan = block_scan_warp_of_warps<lanes, shape::block_threads, barrier>;
   typename stage::storage staged;
   typename block_scan::storage scan_storage;
-  T tile_prefix;
-  tile_ticket ticket;
+  // Each in its own 16-byte granule: the look-back warp stores tile_prefix while the scanning
+  // threads read the ticket, and a load merged across both would race with that store.
+  alignas(16) T tile_prefix;
+  alignas(16) tile_ticket ticket;
 };
 
 // The tile's total: the stripe totals combined in stripe order.

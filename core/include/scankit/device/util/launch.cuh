@@ -5,6 +5,7 @@
 // result and leaves everything else alone.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -14,17 +15,25 @@
 
 namespace scankit::device_detail {
 
-// `name` names the kernel in the error; args are converted to the kernel's parameter types.
+// `name` names the kernel in the error; args are converted to the kernel's parameter types;
+// `dynamic_smem_bytes` of dynamic shared memory (above 48 KiB the kernel must have opted in with
+// cudaFuncAttributeMaxDynamicSharedMemorySize).
 template <class... Params, class... Args>
-void launch_kernel(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
-                   Args&&... args) {
+void launch_kernel_smem(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
+                        std::size_t dynamic_smem_bytes, cudaStream_t stream, Args&&... args) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
-  config.dynamicSmemBytes = 0;
+  config.dynamicSmemBytes = dynamic_smem_bytes;
   config.stream = stream;
   const cudaError_t code = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
   if (code != cudaSuccess) throw cuda_error(code, std::string("launch of ") + name);
+}
+
+template <class... Params, class... Args>
+void launch_kernel(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
+                   Args&&... args) {
+  launch_kernel_smem(name, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
 }
 
 }  // namespace scankit::device_detail

@@ -1,0 +1,85 @@
+// Device layer of the radix sort: the digit counts of every pass from one read of the keys, and
+// their exclusive scan (where each digit's keys start in the sorted output).
+//
+// One-sweep sorts read the keys once here for all passes (a key's digits for passes 0..P-1 are
+// taken from one conversion to ordered bits), so each later pass knows where every digit starts
+// globally and only has to find its tile's place among the earlier tiles (radix_pass_kernel.cuh).
+#pragma once
+
+#include <cstdint>
+
+#include "scankit/device/block/block_scan_warp_of_warps.cuh"
+#include "scankit/device/sort/radix_digits.cuh"
+
+namespace scankit::device_detail {
+
+// Which bits the passes of one sort take: pass p sorts by bits [begin_bit + p * radix_bits,
+// min(that + radix_bits, end_bit)) of the (possibly complemented) ordered bits.
+struct radix_passes {
+  int begin_bit;
+  int end_bit;
+  int radix_bits;
+
+  __host__ __device__ int count() const { return (end_bit - begin_bit + radix_bits - 1) / radix_bits; }
+  __host__ __device__ int shift(int pass) const { return begin_bit + pass * radix_bits; }
+  __host__ __device__ unsigned mask(int pass) const {
+    const int bits = end_bit - shift(pass) < radix_bits ? end_bit - shift(pass) : radix_bits;
+    return (1u << bits) - 1u;
+  }
+  template <class Key, class BitKey>
+  __host__ __device__ radix_digit<Key, BitKey> digit(int pass, const BitKey& bit_key, bool descending) const {
+    using bits_type = bit_key_result_t<BitKey, Key>;
+    return radix_digit<Key, BitKey>{bit_key, static_cast<bits_type>(descending ? ~bits_type{0} : bits_type{0}),
+                                    shift(pass), mask(pass)};
+  }
+};
+
+// counts[pass * Radix + digit] += keys of [0, n) with that digit in that pass (counts zeroed
+// before). Grid-stride over tiles of Policy::tile_items; one shared histogram per pass per block,
+// added to the global one at the end (64-bit counts: any n).
+template <class Policy, int Radix, int MaxPasses, class Key, class BitKey>
+__global__ void __launch_bounds__(Policy::block_threads)
+    radix_histogram_kernel(const Key* keys, long long n, BitKey bit_key, bool descending, radix_passes passes,
+                           unsigned long long* counts) {
+  __shared__ unsigned histogram[MaxPasses][Radix];
+  const int pass_count = passes.count();
+  for (int i = threadIdx.x; i < MaxPasses * Radix; i += Policy::block_threads) (&histogram[0][0])[i] = 0;
+  __syncthreads();
+
+  using bits_type = bit_key_result_t<BitKey, Key>;
+  const long long stride = static_cast<long long>(gridDim.x) * Policy::tile_items;
+  for (long long base = static_cast<long long>(blockIdx.x) * Policy::tile_items; base < n; base += stride) {
+    const long long remaining = n - base;
+    const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < valid; i += Policy::block_threads) {
+      bits_type bits = bit_key(keys[base + i]);
+      if (descending) bits = static_cast<bits_type>(~bits);
+#pragma unroll
+      for (int p = 0; p < MaxPasses; ++p) {
+        if (p < pass_count) {
+          atomicAdd(&histogram[p][static_cast<unsigned>(bits >> passes.shift(p)) & passes.mask(p)], 1u);
+        }
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < pass_count * Radix; i += Policy::block_threads) {
+    const unsigned count = (&histogram[0][0])[i];
+    if (count != 0) atomicAdd(&counts[i], static_cast<unsigned long long>(count));
+  }
+}
+
+// One block of Radix threads per pass: starts[pass * pass_stride + d] = the number of keys whose
+// digit in that pass is below d.
+template <int Radix>
+__global__ void __launch_bounds__(Radix) radix_digit_starts_kernel(const unsigned long long* counts,
+                                                                   unsigned long long* starts, long long pass_stride) {
+  using block_scan = block_scan_warp_of_warps<unsigned long long, Radix>;
+  __shared__ typename block_scan::storage storage;
+  const unsigned long long own = counts[blockIdx.x * Radix + threadIdx.x];
+  const block_scan_result<unsigned long long> scanned = block_scan::scan(own, storage, plus_op{});
+  starts[blockIdx.x * pass_stride + threadIdx.x] = threadIdx.x == 0 ? 0ull : scanned.exclusive;
+}
+
+}  // namespace scankit::device_detail

@@ -1,0 +1,64 @@
+// Block layer of the radix sort: the stable rank of every key of a tile among the tile's keys of
+// the same digit, by warp-level multisplit.
+//
+// A warp holds 32 x ItemsPerThread consecutive keys, row j (item j of every lane) being keys
+// 32j .. 32j + 31 of its share. For each row, __match_any_sync groups the lanes by digit; the
+// highest lane of a group (its leader) reads the warp's running position of that digit and adds
+// the group's size, and every lane's position is that value plus the number of its group's lanes
+// below it. Rows go in order, so positions follow the input order: the sort is stable. The
+// running positions live in shared memory, one row of Radix counters per warp (starting where the
+// caller wants the warp's keys of each digit to go); a __syncwarp between rows orders one
+// leader's update before the next row's leader (maybe another lane) reads it.
+#pragma once
+
+#include "scankit/device/util/shuffle.cuh"
+
+namespace scankit::device_detail {
+
+__device__ __forceinline__ unsigned lanes_below_mask() {
+  unsigned mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+
+// The lanes whose digit equals this lane's (for a lane with valid == false: no valid lane's).
+// Lanes outside the tile pass valid == false; Full says there are none.
+template <int RadixBits, bool Full>
+__device__ __forceinline__ unsigned match_digit(unsigned digit, bool valid) {
+  unsigned peers = Full ? full_warp_mask : __ballot_sync(full_warp_mask, valid);
+#pragma unroll
+  for (int b = 0; b < RadixBits; ++b) {
+    const bool set = (digit >> b) & 1u;
+    const unsigned ones = __ballot_sync(full_warp_mask, set);
+    peers &= set ? ones : ~ones;
+  }
+  return peers;
+}
+
+// digits.get(j): the digit of item j, for the items with valid(j) (those inside the tile).
+// On return positions.get(j) is the item's position: warp_counts[d] as it was, plus the item's
+// rank among the warp's items of digit d; warp_counts[d] has grown by the warp's number of such
+// items.
+template <int ItemsPerThread, int RadixBits, bool Full, class Digits, class Positions, class Valid>
+__device__ __forceinline__ void warp_rank_digits(const Digits& digits, Positions& positions, unsigned* warp_counts,
+                                                 Valid valid_item) {
+  const int lane = lane_id();
+  const unsigned below = lanes_below_mask();
+#pragma unroll
+  for (int j = 0; j < ItemsPerThread; ++j) {
+    const unsigned digit = digits.get(j);
+    const bool valid = Full || valid_item(j);
+    const unsigned peers = match_digit<RadixBits, Full>(digit, valid);
+    const int leader = 31 - __clz(peers);
+    unsigned count = 0;
+    if (valid && lane == leader) {
+      count = warp_counts[digit];
+      warp_counts[digit] = count + __popc(peers);
+    }
+    count = __shfl_sync(full_warp_mask, count, leader & 31);
+    positions.set(j, count + __popc(peers & below));
+    __syncwarp();
+  }
+}
+
+}  // namespace scankit::device_detail

@@ -1,0 +1,307 @@
+// Device layer of the radix sort: the launches of one sort and the memory they take.
+//
+//   onesweep          histogram of every pass (one read of the keys), their exclusive scans, then
+//                     per pass one radix_pass_kernel per portion of up to 2^28 keys (a portion's
+//                     counts fit the 32-bit words of the tile state; its last tile hands the digit
+//                     starts on to the next portion)
+//   reduce_then_scan  per pass: every tile's digit counts, an exclusive scan of them with the
+//                     engine's scan (digit-major, so the scan gives each (digit, tile) its output
+//                     position), then radix_pass_kernel reading its offsets from there
+//
+// Keys move as they are; the digits come from the bit-key (sort_key_order.hpp). The passes
+// ping-pong between two buffers: out-of-place sorts use the output and a scratch array, arranged
+// so that the last pass writes the output and the input is only read; double-buffer sorts use the
+// caller's two arrays and flip the selector once per pass (the pass count is known on the host).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include "scankit/device/sort/radix_histogram.cuh"
+#include "scankit/device/sort/radix_pass_kernel.cuh"
+#include "scankit/device/sort/sort_policy.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/error.hpp"
+#include "scankit/scan.hpp"
+#include "scankit/sort_options.hpp"
+#include "scankit/workspace.hpp"
+
+namespace scankit::device_detail {
+
+constexpr std::size_t radix_round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// Keys of one onesweep launch at most: a digit's count in a portion fits 32 bits with room.
+constexpr long long radix_portion_keys = 1ll << 28;
+
+// Everything about one sort that the host decides: passes, tiles, and where each piece of the
+// scratch lives (offsets from the scratch start).
+template <class Policy>
+struct radix_sort_plan {
+  long long n = 0;
+  radix_passes passes{};
+  bool reduce_then_scan = false;
+  long long tiles = 0;          // of the whole array
+  long long portion_tiles = 0;  // onesweep: tiles per launch
+  long long portions = 0;
+  std::size_t state_slots = 0;
+  std::size_t counts_at = 0, starts_at = 0, tile_offsets_at = 0, scan_workspace_at = 0, scan_workspace_bytes = 0;
+  std::size_t alternate_keys_at = 0, alternate_values_at = 0, spare_keys_at = 0;
+  std::size_t scratch_bytes = 0;
+
+  // Entries of the digit starts of one pass (every portion's, plus the last hand-over).
+  long long starts_per_pass() const { return (portions + 1) * Policy::radix; }
+};
+
+// alternate_keys / alternate_values: the out-of-place sort's second buffers; spare_keys: a second
+// key buffer when the caller wants no sorted keys (argsort).
+template <class Policy, class Key, class Value>
+radix_sort_plan<Policy> plan_radix_sort(long long n, int begin_bit, int end_bit, bool reduce_then_scan,
+                                        bool alternate_keys, bool alternate_values, bool spare_keys) {
+  radix_sort_plan<Policy> plan;
+  plan.n = n;
+  plan.passes = radix_passes{begin_bit, end_bit, Policy::radix_bits};
+  plan.reduce_then_scan = reduce_then_scan;
+  plan.tiles = (n + Policy::tile_items - 1) / Policy::tile_items;
+  const long long portion_tiles = (radix_portion_keys + Policy::tile_items - 1) / Policy::tile_items;
+  plan.portion_tiles = reduce_then_scan ? plan.tiles : std::min(plan.tiles, portion_tiles);
+  plan.portions = plan.portion_tiles == 0 ? 0 : (plan.tiles + plan.portion_tiles - 1) / plan.portion_tiles;
+  const int passes = plan.passes.count();
+  if (n == 0 || passes == 0) return plan;
+
+  std::size_t at = 0;
+  const auto take = [&at](std::size_t bytes) {
+    const std::size_t here = at;
+    at += radix_round_up_256(bytes);
+    return here;
+  };
+  const auto count = static_cast<std::size_t>(n);
+  if (reduce_then_scan) {
+    const std::size_t entries = static_cast<std::size_t>(plan.tiles) * Policy::radix;
+    plan.tile_offsets_at = take(entries * sizeof(unsigned long long));
+    plan.scan_workspace_bytes =
+        scankit::scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), static_cast<std::int64_t>(entries));
+    plan.scan_workspace_at = take(plan.scan_workspace_bytes);
+  } else {
+    plan.state_slots = multi_channel_state_slots(static_cast<std::size_t>(plan.portion_tiles), Policy::radix);
+    plan.counts_at = take(static_cast<std::size_t>(passes) * Policy::radix * sizeof(unsigned long long));
+    plan.starts_at = take(static_cast<std::size_t>(passes * plan.starts_per_pass()) * sizeof(unsigned long long));
+  }
+  const bool ping_pong = passes > 1;
+  if (alternate_keys && ping_pong) plan.alternate_keys_at = take(count * sizeof(Key));
+  if (spare_keys) plan.spare_keys_at = take(count * sizeof(Key));
+  if constexpr (!std::is_same_v<Value, radix_no_values>) {
+    if (alternate_values && ping_pong) plan.alternate_values_at = take(count * sizeof(Value));
+  }
+  plan.scratch_bytes = at;
+  return plan;
+}
+
+template <class Policy, class Key, class Value>
+std::size_t radix_sort_workspace_bytes(const radix_sort_plan<Policy>& plan) {
+  if (plan.scratch_bytes == 0 && plan.state_slots == 0) return 0;
+  return workspace::bytes_needed(plan.state_slots, plan.scratch_bytes);
+}
+
+// Lets a kernel take `bytes` of dynamic shared memory beside its static shared memory, which
+// above 48 KiB together needs the kernel's opt-in (asked once per kernel, size and device).
+template <auto Kernel>
+void allow_dynamic_shared_memory(std::size_t bytes) {
+  constexpr int cached_devices = 64;
+  static std::atomic<std::size_t> allowed[cached_devices] = {};
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  if (device >= 0 && device < cached_devices && allowed[device].load(std::memory_order_relaxed) >= bytes) return;
+  SCANKIT_CUDA_CHECK(
+      cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  if (device >= 0 && device < cached_devices) allowed[device].store(bytes, std::memory_order_relaxed);
+}
+
+// One pass over every portion (onesweep) or the whole array (reduce-then-scan).
+template <class Policy, class Key, class Value, class BitKey>
+void run_radix_pass(const radix_sort_plan<Policy>& plan, const workspace_view& view, int pass, const BitKey& bit_key,
+                    bool descending, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
+                    cudaStream_t stream) {
+  auto* scratch = static_cast<unsigned char*>(view.scratch);
+  radix_pass_args<Key, Value, BitKey> args{};
+  args.keys_out = keys_out;
+  args.values_out = values_out;
+  args.digit = plan.passes.template digit<Key>(pass, bit_key, descending);
+  args.backoff = Policy::backoff;
+  constexpr std::size_t smem = radix_exchange_bytes<Policy, Key, Value>();
+
+  if (plan.reduce_then_scan) {
+    auto* tile_offsets = reinterpret_cast<unsigned long long*>(scratch + plan.tile_offsets_at);
+    const auto tiles = static_cast<unsigned>(plan.tiles);
+    launch_kernel("radix_tile_counts_kernel (reduce-then-scan, counts)", radix_tile_counts_kernel<Policy, Key, BitKey>,
+                  tiles, Policy::block_threads, stream, keys_in, plan.n, args.digit, tiles, tile_offsets);
+    workspace scan_ws(plan.scan_workspace_bytes != 0 ? scratch + plan.scan_workspace_at : nullptr,
+                      plan.scan_workspace_bytes);
+    auto* offsets64 = reinterpret_cast<std::uint64_t*>(tile_offsets);
+    scankit::exclusive_scan(offsets64, offsets64, static_cast<std::int64_t>(plan.tiles) * Policy::radix,
+                            std::uint64_t{0}, scan_op::plus, stream, plan.scan_workspace_bytes != 0 ? &scan_ws : nullptr);
+    args.keys_in = keys_in;
+    args.values_in = values_in;
+    args.n = plan.n;
+    args.tile_offsets = tile_offsets;
+    args.tiles = tiles;
+    constexpr auto kernel = radix_pass_kernel<Policy, radix_offsets_source::reduce_then_scan, Key, Value, BitKey>;
+    allow_dynamic_shared_memory<kernel>(smem);
+    launch_kernel_smem("radix_pass_kernel (reduce-then-scan, scatter)", kernel, tiles, Policy::block_threads, smem,
+                       stream, args);
+    return;
+  }
+
+  auto* starts = reinterpret_cast<unsigned long long*>(scratch + plan.starts_at) + pass * plan.starts_per_pass();
+  args.header = static_cast<single_pass_header*>(view.header);
+  args.state = multi_channel_tile_state<unsigned>{view.state_slots, static_cast<std::uint32_t>(Policy::radix), 0};
+  args.region_slots = view.state_slot_count;
+  constexpr auto kernel = radix_pass_kernel<Policy, radix_offsets_source::onesweep, Key, Value, BitKey>;
+  allow_dynamic_shared_memory<kernel>(smem);
+  const long long portion_keys = plan.portion_tiles * Policy::tile_items;
+  for (long long portion = 0; portion < plan.portions; ++portion) {
+    const long long first = portion * portion_keys;
+    const long long keys = std::min(portion_keys, plan.n - first);
+    args.keys_in = keys_in + first;
+    args.values_in = values_in != nullptr ? values_in + first : nullptr;
+    args.n = keys;
+    args.index_base = first;
+    args.tiles = static_cast<unsigned>((keys + Policy::tile_items - 1) / Policy::tile_items);
+    args.digit_starts = starts + portion * Policy::radix;
+    args.next_digit_starts = starts + (portion + 1) * Policy::radix;
+    launch_kernel_smem("radix_pass_kernel (onesweep)", kernel, args.tiles, Policy::block_threads, smem, stream, args);
+  }
+}
+
+// The digit counts and starts of every onesweep pass.
+template <class Policy, class Key, class BitKey>
+void run_radix_histogram(const radix_sort_plan<Policy>& plan, const workspace_view& view, const BitKey& bit_key,
+                         bool descending, const Key* keys, cudaStream_t stream) {
+  using histogram_policy = radix_histogram_policy;
+  constexpr int max_passes = (8 * sizeof(bit_key_result_t<BitKey, Key>) + Policy::radix_bits - 1) / Policy::radix_bits;
+  auto* scratch = static_cast<unsigned char*>(view.scratch);
+  auto* counts = reinterpret_cast<unsigned long long*>(scratch + plan.counts_at);
+  auto* starts = reinterpret_cast<unsigned long long*>(scratch + plan.starts_at);
+  const int passes = plan.passes.count();
+  SCANKIT_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(passes) * Policy::radix * sizeof(*counts), stream));
+  int device = 0, sms = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const long long tiles = (plan.n + histogram_policy::tile_items - 1) / histogram_policy::tile_items;
+  const auto grid = static_cast<unsigned>(std::min<long long>(tiles, 4ll * sms));
+  launch_kernel("radix_histogram_kernel", radix_histogram_kernel<histogram_policy, Policy::radix, max_passes, Key, BitKey>,
+                grid, histogram_policy::block_threads, stream, keys, plan.n, bit_key, descending, plan.passes, counts);
+  launch_kernel("radix_digit_starts_kernel", radix_digit_starts_kernel<Policy::radix>, static_cast<unsigned>(passes),
+                Policy::radix, stream, counts, starts, plan.starts_per_pass());
+}
+
+// Fills out[i] = i (argsort with no pass to run).
+template <class Index>
+__global__ void radix_iota_kernel(Index* out, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    out[i] = static_cast<Index>(i);
+  }
+}
+
+// One sort's arrays. Out of place: keys_in -> keys_out (null: the sorted keys are not wanted, as
+// in argsort; they go to scratch), values_in -> values_out (values_out null: keys only; values_in
+// null: the values are the keys' indices, argsort). Double-buffered: keys_in / values_in are the
+// current buffers, keys_alternate / values_alternate (also given as keys_out / values_out) the
+// others; nothing is copied back and the caller flips its selectors once per pass.
+template <class Policy, class Key, class Value, class BitKey>
+struct radix_sort_call {
+  const Key* keys_in;
+  Key* keys_out;          // null: sorted keys are not wanted (argsort)
+  const Value* values_in;  // null with values_out set: the indices
+  Value* values_out;      // null: keys only
+  Key* keys_alternate = nullptr;      // double-buffered: the caller's second buffers
+  Value* values_alternate = nullptr;
+  bool double_buffered = false;
+};
+
+template <class Policy, class Key, class Value, class BitKey>
+radix_sort_plan<Policy> plan_for(const radix_sort_call<Policy, Key, Value, BitKey>& call, long long n, int begin_bit,
+                                 int end_bit, bool reduce_then_scan) {
+  const bool has_values = call.values_out != nullptr;
+  return plan_radix_sort<Policy, Key, Value>(n, begin_bit, end_bit, reduce_then_scan, !call.double_buffered,
+                                             has_values && !call.double_buffered, call.keys_out == nullptr);
+}
+
+template <class Policy, class Key, class Value, class BitKey>
+void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, long long n, int begin_bit, int end_bit,
+                    bool descending, bool reduce_then_scan, const BitKey& bit_key, cudaStream_t stream, workspace* ws) {
+  if (n == 0) return;
+  const radix_sort_plan<Policy> plan = plan_for(call, n, begin_bit, end_bit, reduce_then_scan);
+  const int passes = plan.passes.count();
+  const bool has_values = call.values_out != nullptr;
+  if (passes == 0) {  // nothing to sort by: the input order is the sorted order
+    if (call.double_buffered) return;
+    if (call.keys_out != nullptr) {
+      SCANKIT_CUDA_CHECK(cudaMemcpyAsync(call.keys_out, call.keys_in, static_cast<std::size_t>(n) * sizeof(Key),
+                                         cudaMemcpyDeviceToDevice, stream));
+    }
+    if constexpr (!std::is_same_v<Value, radix_no_values>) {
+      if (has_values && call.values_in != nullptr) {
+        SCANKIT_CUDA_CHECK(cudaMemcpyAsync(call.values_out, call.values_in, static_cast<std::size_t>(n) * sizeof(Value),
+                                           cudaMemcpyDeviceToDevice, stream));
+      } else if constexpr (std::is_integral_v<Value>) {
+        if (has_values) {
+          const auto grid = static_cast<unsigned>(std::min<long long>((n + 255) / 256, 1 << 16));
+          launch_kernel("radix_iota_kernel", radix_iota_kernel<Value>, grid, 256, stream, call.values_out, n);
+        }
+      }
+    }
+    return;
+  }
+
+  const detail::workspace_lease lease(ws, plan.state_slots, plan.scratch_bytes, stream);
+  const workspace_view& view = lease.view();
+  auto* scratch = static_cast<unsigned char*>(view.scratch);
+  // The two buffers the passes alternate between; the last pass writes buffer `last`.
+  Key* key_buffers[2];
+  Value* value_buffers[2] = {nullptr, nullptr};
+  const Key* keys_source = call.keys_in;
+  const Value* values_source = call.values_in;
+  if (call.double_buffered) {
+    key_buffers[0] = const_cast<Key*>(call.keys_in);
+    key_buffers[1] = call.keys_alternate;
+    value_buffers[0] = const_cast<Value*>(call.values_in);
+    value_buffers[1] = call.values_alternate;
+  } else {
+    Key* final_keys = call.keys_out != nullptr ? call.keys_out : reinterpret_cast<Key*>(scratch + plan.spare_keys_at);
+    Key* other_keys = passes > 1 ? reinterpret_cast<Key*>(scratch + plan.alternate_keys_at) : nullptr;
+    // Pass p writes final_keys when passes - 1 - p is even.
+    key_buffers[0] = final_keys;
+    key_buffers[1] = other_keys;
+    if constexpr (!std::is_same_v<Value, radix_no_values>) {
+      value_buffers[0] = call.values_out;
+      value_buffers[1] = passes > 1 && has_values ? reinterpret_cast<Value*>(scratch + plan.alternate_values_at) : nullptr;
+    }
+  }
+
+  if (!plan.reduce_then_scan) run_radix_histogram(plan, view, bit_key, descending, call.keys_in, stream);
+  for (int pass = 0; pass < passes; ++pass) {
+    Key* keys_target;
+    Value* values_target;
+    if (call.double_buffered) {
+      keys_target = key_buffers[(pass + 1) % 2];
+      values_target = value_buffers[(pass + 1) % 2];
+    } else {
+      const int which = (passes - 1 - pass) % 2;
+      keys_target = key_buffers[which];
+      values_target = value_buffers[which];
+    }
+    run_radix_pass(plan, view, pass, bit_key, descending, keys_source, keys_target,
+                   has_values ? values_source : nullptr, has_values ? values_target : nullptr, stream);
+    keys_source = keys_target;
+    values_source = values_target;
+  }
+}
+
+}  // namespace scankit::device_detail

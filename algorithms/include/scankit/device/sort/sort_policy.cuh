@@ -1,0 +1,44 @@
+// Device layer of the radix sort: the compile-time shape of a digit pass and the tuned shapes.
+#pragma once
+
+#include <cstddef>
+
+#include "scankit/device/tile/look_back.cuh"
+
+namespace scankit::device_detail {
+
+// BlockThreads threads each rank ItemsPerThread keys of a tile, RadixBits bits per digit pass.
+template <int BlockThreads, int ItemsPerThread, int RadixBits = 8, int MinBlocksPerSm = 0, unsigned BackoffFirstNs = 32,
+          unsigned BackoffMaxNs = 1024>
+struct radix_pass_policy {
+  static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "the block must be whole warps, at most 1024 threads");
+  static_assert(RadixBits >= 5 && RadixBits <= 8, "digits of 5 to 8 bits (the digit scans take whole warps)");
+  static constexpr int block_threads = BlockThreads;
+  static constexpr int warps = BlockThreads / 32;
+  static constexpr int items_per_thread = ItemsPerThread;
+  static constexpr int tile_items = BlockThreads * ItemsPerThread;
+  static constexpr int radix_bits = RadixBits;
+  // To __launch_bounds__: caps the registers so that this many blocks fit on a multiprocessor (0:
+  // ptxas's own choice; an explicit 1 lets it take far more registers).
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm;
+  static constexpr int radix = 1 << RadixBits;
+  static_assert(radix <= BlockThreads, "one thread per digit looks back: the block needs at least 2^bits threads");
+  static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
+};
+
+// Tuned for the H200 (docs/tuning.md).
+template <std::size_t KeyBytes, std::size_t ValueBytes>
+struct radix_sort_tuning {
+  static constexpr int block_threads = 384;
+  static constexpr int items_per_thread = KeyBytes + ValueBytes <= 4 ? 20 : KeyBytes + ValueBytes <= 8 ? 16 : 12;
+  using pass = radix_pass_policy<block_threads, items_per_thread, 8, 3>;
+};
+
+// The histogram pass (every digit of every pass from one read of the keys).
+struct radix_histogram_policy {
+  static constexpr int block_threads = 256;
+  static constexpr int items_per_thread = 16;
+  static constexpr int tile_items = block_threads * items_per_thread;
+};
+
+}  // namespace scankit::device_detail

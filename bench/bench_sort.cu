@@ -1,0 +1,386 @@
+// bench_sort: radix sort on the GPU — scankit against cub::DeviceRadixSort and the copy ceiling.
+//
+// Workloads (Google Benchmark names <workload>/<row>; n = 2^28 unless the name says otherwise):
+//   u32, u32_u32, u64, u64_u64, u8, u16, f32     uniform random keys (and values): every bit
+//                                                random; f32 uniform in [-1, 1)
+//   u32_8distinct                                 8 distinct key values
+//   u32_sorted                                    already sorted keys
+//   u32_below2p20                                 keys < 2^20 (the top 12 bits zero), no bit range
+//   argsort_f32_i32                               argsort of f32 keys to int32 indices (CUB anchor:
+//                                                 SortPairs with a prepared 0..n-1 value array)
+//   u32_2p16, u32_2p20                            latency
+// Rows:
+//   copy                      cudaMemcpyAsync D2D of the keys and values (the floor of one pass)
+//   cub                       cub::DeviceRadixSort::SortKeys / SortPairs (out of place)
+//   scankit_onesweep          scankit::sort_keys / sort_pairs / argsort (the default strategy)
+//   scankit_reduce_then_scan  the same with the reduce-then-scan strategy
+// Counters: ms (median of the iterations), Gkeys_per_s, frac_floor (the time a copy of the keys
+// and values once in, once out would take / this time: what fraction of the memory floor the sort
+// reaches), vs_cub (CUB time / this time, > 1: faster than CUB).
+// Correctness guard: each scankit row's output is compared on the device with CUB's (stable
+// sorts of the same keys give the same keys and values) before it is timed; a mismatch fails it.
+#include <benchmark/benchmark.h>
+
+#include "bench_main.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+#include <string>
+#include <vector>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+
+#include "scankit/device/radix_sort.cuh"
+#include "scankit/radix_sort.hpp"
+#include "scankit/workspace.hpp"
+
+namespace scankit_bench {
+extern const char* const build_commit;
+}
+
+namespace {
+
+using i64 = std::int64_t;
+
+void check_cuda(cudaError_t code, const char* call, int line) {
+  if (code != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw std::runtime_error(std::string(call) + " failed at bench_sort.cu:" + std::to_string(line) + ": " +
+                             cudaGetErrorName(code) + ": " + cudaGetErrorString(code));
+  }
+}
+#define BENCH_CHECK(call) check_cuda((call), #call, __LINE__)
+
+cudaStream_t g_stream = nullptr;
+cudaEvent_t g_start = nullptr, g_stop = nullptr;
+unsigned long long* g_mismatches = nullptr;
+scankit::workspace* g_ws = nullptr;
+
+__host__ __device__ inline std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+enum class keys_kind { uniform, f32_unit, distinct8, sorted, below2p20, iota };
+
+template <class T>
+__global__ void fill_kernel(T* data, i64 n, std::uint64_t seed, keys_kind kind) {
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const std::uint64_t r = mix64(seed ^ mix64(static_cast<std::uint64_t>(i)));
+    T v;
+    switch (kind) {
+      case keys_kind::f32_unit: v = static_cast<T>(static_cast<float>(r >> 40) / 16777216.0f * 2.0f - 1.0f); break;
+      case keys_kind::distinct8: v = static_cast<T>(mix64(r % 8)); break;
+      case keys_kind::sorted: v = static_cast<T>(i); break;
+      case keys_kind::below2p20: v = static_cast<T>(r & 0xfffffu); break;
+      case keys_kind::iota: v = static_cast<T>(i); break;
+      default: v = static_cast<T>(r); break;
+    }
+    data[i] = v;
+  }
+}
+
+template <class T>
+__global__ void compare_kernel(const T* a, const T* b, i64 n, unsigned long long* mismatches) {
+  unsigned long long bad = 0;
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    using bits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                 std::conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+    bits x, y;
+    memcpy(&x, &a[i], sizeof(T));
+    memcpy(&y, &b[i], sizeof(T));
+    if (x != y) ++bad;
+  }
+  if (bad) atomicAdd(mismatches, bad);
+}
+
+template <class T>
+void fill(T* data, i64 n, std::uint64_t seed, keys_kind kind) {
+  fill_kernel<T><<<2048, 256, 0, g_stream>>>(data, n, seed, kind);
+  BENCH_CHECK(cudaGetLastError());
+}
+
+template <class T>
+unsigned long long mismatches(const T* a, const T* b, i64 n) {
+  BENCH_CHECK(cudaMemsetAsync(g_mismatches, 0, sizeof(unsigned long long), g_stream));
+  compare_kernel<T><<<2048, 256, 0, g_stream>>>(a, b, n, g_mismatches);
+  BENCH_CHECK(cudaGetLastError());
+  unsigned long long bad = 0;
+  BENCH_CHECK(cudaMemcpyAsync(&bad, g_mismatches, sizeof(bad), cudaMemcpyDeviceToHost, g_stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  return bad;
+}
+
+double time_ms(const std::function<void()>& launch) {
+  BENCH_CHECK(cudaEventRecord(g_start, g_stream));
+  launch();
+  BENCH_CHECK(cudaEventRecord(g_stop, g_stream));
+  BENCH_CHECK(cudaEventSynchronize(g_stop));
+  float ms = 0;
+  BENCH_CHECK(cudaEventElapsedTime(&ms, g_start, g_stop));
+  return ms;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? std::numeric_limits<double>::quiet_NaN() : v[v.size() / 2];
+}
+
+// ---- workloads ------------------------------------------------------------------------------------
+
+struct anchors {
+  double copy_ms = std::numeric_limits<double>::quiet_NaN();
+  double cub_ms = std::numeric_limits<double>::quiet_NaN();
+};
+std::map<std::string, anchors> g_anchors;
+
+struct summary_row {
+  std::string name;
+  double ms, gkeys, frac_floor, vs_cub;
+  std::string error;
+};
+std::vector<summary_row> g_summary;
+
+std::shared_ptr<void> g_current;  // the data of the workload being measured
+std::string g_current_name;
+
+// One workload's buffers: keys (and values) in, CUB's output, scankit's output, CUB's temp.
+template <class K, class V>
+struct workload_data {
+  i64 n = 0;
+  K *keys = nullptr, *cub_keys = nullptr, *our_keys = nullptr;
+  V *values = nullptr, *cub_values = nullptr, *our_values = nullptr;
+  void* temp = nullptr;
+  std::size_t temp_bytes = 0;
+  ~workload_data() {
+    for (void* p : {static_cast<void*>(keys), static_cast<void*>(cub_keys), static_cast<void*>(our_keys),
+                    static_cast<void*>(values), static_cast<void*>(cub_values), static_cast<void*>(our_values), temp}) {
+      if (p) (void)cudaFree(p);
+    }
+  }
+};
+
+// Tile shapes of the onesweep pass other than the tuned one (template API), for u32 keys.
+template <int B, int I, int M>
+using shape = scankit::device_detail::radix_pass_policy<B, I, 8, M>;
+std::function<void()> shape_launch(const std::string& row, const std::uint32_t* in, std::uint32_t* out, i64 n) {
+  const auto make = [&](auto policy) -> std::function<void()> {
+    using P = decltype(policy);
+    return [in, out, n] { scankit::device::sort_keys<P>(in, out, n, g_stream, g_ws); };
+  };
+  if (row == "shape_384x20_min3") return make(shape<384, 20, 3>{});
+  if (row == "shape_256x20") return make(shape<256, 20, 0>{});
+  if (row == "shape_512x16_min2") return make(shape<512, 16, 2>{});
+  if (row == "shape_384x16") return make(shape<384, 16, 0>{});
+  if (row == "shape_384x18_min3") return make(shape<384, 18, 3>{});
+  if (row == "shape_256x20_min4") return make(shape<256, 20, 4>{});
+  if (row == "shape_512x20_min2") return make(shape<512, 20, 2>{});
+  return {};
+}
+
+// V = void: keys only. Argsort: V = int32_t, the values in are 0..n-1 (CUB) or generated (scankit).
+template <class K, class V>
+void run_workload(benchmark::State& state, const std::string& workload, const std::string& row, i64 n, keys_kind kind,
+                  bool argsort) {
+  constexpr bool pairs = !std::is_void_v<V>;
+  using VV = std::conditional_t<pairs, V, char>;
+  // One workload's data at a time (g_current), replaced when the workload changes.
+  auto* held = g_current_name == workload ? static_cast<workload_data<K, VV>*>(g_current.get()) : nullptr;
+  if (held == nullptr) {
+    g_current.reset();
+    BENCH_CHECK(cudaDeviceSynchronize());
+    auto fresh = std::make_shared<workload_data<K, VV>>();
+    g_current = fresh;
+    g_current_name = workload;
+    held = fresh.get();
+    workload_data<K, VV>& d = *held;
+    d.n = n;
+    BENCH_CHECK(cudaMalloc(&d.keys, n * sizeof(K)));
+    BENCH_CHECK(cudaMalloc(&d.cub_keys, n * sizeof(K)));
+    BENCH_CHECK(cudaMalloc(&d.our_keys, n * sizeof(K)));
+    fill(d.keys, n, mix64(std::hash<std::string>{}(workload)), kind);
+    if constexpr (pairs) {
+      BENCH_CHECK(cudaMalloc(&d.values, n * sizeof(V)));
+      BENCH_CHECK(cudaMalloc(&d.cub_values, n * sizeof(V)));
+      BENCH_CHECK(cudaMalloc(&d.our_values, n * sizeof(V)));
+      fill(d.values, n, 7, argsort ? keys_kind::iota : keys_kind::uniform);
+      BENCH_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, d.temp_bytes, d.keys, d.cub_keys, d.values, d.cub_values,
+                                                  n, 0, 8 * sizeof(K), g_stream));
+    } else {
+      BENCH_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, d.temp_bytes, d.keys, d.cub_keys, n, 0, 8 * sizeof(K), g_stream));
+    }
+    BENCH_CHECK(cudaMalloc(&d.temp, std::max<std::size_t>(d.temp_bytes, 1)));
+  }
+  workload_data<K, VV>& d = *held;
+  const double floor_bytes = 2.0 * n * (sizeof(K) + (pairs ? sizeof(VV) : 0));
+
+  std::function<void()> launch;
+  if (row == "copy") {
+    launch = [&] {
+      BENCH_CHECK(cudaMemcpyAsync(d.our_keys, d.keys, n * sizeof(K), cudaMemcpyDeviceToDevice, g_stream));
+      if constexpr (pairs) {
+        BENCH_CHECK(cudaMemcpyAsync(d.our_values, d.values, n * sizeof(VV), cudaMemcpyDeviceToDevice, g_stream));
+      }
+    };
+  } else if (row == "cub") {
+    launch = [&] {
+      if constexpr (pairs) {
+        BENCH_CHECK(cub::DeviceRadixSort::SortPairs(d.temp, d.temp_bytes, d.keys, d.cub_keys, d.values, d.cub_values, n,
+                                                    0, 8 * sizeof(K), g_stream));
+      } else {
+        BENCH_CHECK(cub::DeviceRadixSort::SortKeys(d.temp, d.temp_bytes, d.keys, d.cub_keys, n, 0, 8 * sizeof(K), g_stream));
+      }
+    };
+  } else if (row.rfind("shape_", 0) == 0) {
+    if constexpr (!pairs && std::is_same_v<K, std::uint32_t>) {
+      launch = shape_launch(row, d.keys, d.our_keys, n);
+    }
+    if (!launch) throw std::runtime_error("no such shape row for this workload");
+  } else {
+    scankit::sort_options options;
+    options.strategy = row == "scankit_reduce_then_scan" ? scankit::sort_strategy::reduce_then_scan
+                                                         : scankit::sort_strategy::onesweep;
+    options.floats = scankit::float_order::raw_bits;  // CUB's order, so the outputs compare
+    launch = [&d, n, options, argsort] {
+      if constexpr (pairs) {
+        if constexpr (std::is_same_v<VV, std::int32_t> || std::is_same_v<VV, std::int64_t>) {
+          if (argsort) {
+            scankit::argsort(d.keys, d.our_keys, d.our_values, n, g_stream, g_ws, options);
+            return;
+          }
+        }
+        {
+          scankit::sort_pairs(d.keys, d.our_keys, d.values, d.our_values, n, g_stream, g_ws, options);
+        }
+      } else {
+        scankit::sort_keys(d.keys, d.our_keys, n, g_stream, g_ws, options);
+      }
+    };
+  }
+  if (row != "copy" && row != "cub") {
+    // Checked against CUB's output (run first) before timing.
+    BENCH_CHECK(cudaMemsetAsync(d.our_keys, 0xA5, n * sizeof(K), g_stream));
+    if constexpr (pairs) BENCH_CHECK(cudaMemsetAsync(d.our_values, 0xA5, n * sizeof(VV), g_stream));
+    launch();
+    unsigned long long bad = mismatches(d.our_keys, d.cub_keys, n);
+    if constexpr (pairs) bad += mismatches(d.our_values, d.cub_values, n);
+    if (bad != 0) {
+      const std::string why = "mismatch vs CUB: " + std::to_string(bad) + " items";
+      g_summary.push_back({workload + "/" + row, 0, 0, 0, 0, why});
+      state.SkipWithError(why.c_str());
+      return;
+    }
+  }
+  launch();
+  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  std::vector<double> times;
+  for (auto _ : state) {
+    const double ms = time_ms(launch);
+    state.SetIterationTime(ms * 1e-3);
+    times.push_back(ms);
+  }
+  const double ms = median(times);
+  anchors& a = g_anchors[workload];
+  if (row == "copy") a.copy_ms = ms;
+  if (row == "cub") a.cub_ms = ms;
+  state.counters["ms"] = ms;
+  state.counters["Gkeys_per_s"] = n / (ms * 1e-3) / 1e9;
+  state.counters["frac_floor"] = a.copy_ms / ms;
+  state.counters["vs_cub"] = a.cub_ms / ms;
+  g_summary.push_back({workload + "/" + row, ms, n / (ms * 1e-3) / 1e9, a.copy_ms / ms, a.cub_ms / ms, ""});
+  (void)floor_bytes;
+}
+
+template <class K, class V>
+void add_workload(const std::string& name, i64 n, keys_kind kind, bool argsort = false,
+                  std::vector<std::string> extra_rows = {}) {
+  std::vector<std::string> rows = {"copy", "cub", "scankit_onesweep", "scankit_reduce_then_scan"};
+  rows.insert(rows.end(), extra_rows.begin(), extra_rows.end());
+  for (const std::string& row : rows) {
+    const std::string r = row;
+    benchmark::RegisterBenchmark((name + "/" + r).c_str(),
+                                 [name, r, n, kind, argsort](benchmark::State& s) {
+                                   try {
+                                     run_workload<K, V>(s, name, r, n, kind, argsort);
+                                   } catch (const std::exception& e) {
+                                     g_summary.push_back({name + "/" + r, 0, 0, 0, 0, e.what()});
+                                     s.SkipWithError(e.what());
+                                   }
+                                 })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(n >= (i64{1} << 26) ? 10 : 200);
+  }
+}
+
+void register_all() {
+  const i64 big = i64{1} << 28;
+  add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform, false,
+                                    {"shape_384x20_min3", "shape_384x18_min3", "shape_256x20_min4", "shape_512x16_min2",
+                                     "shape_512x20_min2"});
+  add_workload<std::uint32_t, std::uint32_t>("u32_u32", big, keys_kind::uniform);
+  add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform);
+  add_workload<std::uint64_t, std::uint64_t>("u64_u64", big, keys_kind::uniform);
+  add_workload<std::uint8_t, void>("u8", big, keys_kind::uniform);
+  add_workload<std::uint16_t, void>("u16", big, keys_kind::uniform);
+  add_workload<float, void>("f32", big, keys_kind::f32_unit);
+  add_workload<std::uint32_t, void>("u32_8distinct", big, keys_kind::distinct8);
+  add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted);
+  add_workload<std::uint32_t, void>("u32_below2p20", big, keys_kind::below2p20);
+  add_workload<float, std::int32_t>("argsort_f32_i32", big, keys_kind::f32_unit, true);
+  add_workload<std::uint32_t, void>("u32_2p16", i64{1} << 16, keys_kind::uniform);
+  add_workload<std::uint32_t, void>("u32_2p20", i64{1} << 20, keys_kind::uniform);
+}
+
+void setup_gpu() {
+  BENCH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+  BENCH_CHECK(cudaEventCreate(&g_start));
+  BENCH_CHECK(cudaEventCreate(&g_stop));
+  BENCH_CHECK(cudaMalloc(&g_mismatches, sizeof(unsigned long long)));
+  g_ws = new scankit::workspace();
+  cudaDeviceProp prop{};
+  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
+  benchmark::AddCustomContext("gpu", prop.name);
+  benchmark::AddCustomContext("scankit_commit", scankit_bench::build_commit);
+}
+
+int print_summary() {
+  int failed = 0;
+  std::printf("\n%-44s %10s %12s %10s %8s\n", "row", "ms", "Gkeys/s", "of floor", "vs CUB");
+  for (const summary_row& r : g_summary) {
+    if (!r.error.empty()) {
+      std::printf("%-44s FAILED: %s\n", r.name.c_str(), r.error.c_str());
+      ++failed;
+      continue;
+    }
+    std::printf("%-44s %10.4f %12.2f %10.3f %8.3f\n", r.name.c_str(), r.ms, r.gkeys, r.frac_floor, r.vs_cub);
+  }
+  return failed;
+}
+
+void teardown_gpu() {
+  g_current.reset();
+  g_ws->release();
+  delete g_ws;
+  (void)cudaFree(g_mismatches);
+  (void)cudaStreamDestroy(g_stream);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return scankit_bench::run_benchmark_main(argc, argv,
+                                           {"bench_sort", register_all, setup_gpu, print_summary, teardown_gpu});
+}
