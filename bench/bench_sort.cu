@@ -353,6 +353,11 @@ void setup_gpu() {
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
   benchmark::AddCustomContext("gpu", prop.name);
+  int runtime = 0, driver = 0;
+  BENCH_CHECK(cudaRuntimeGetVersion(&runtime));
+  BENCH_CHECK(cudaDriverGetVersion(&driver));
+  benchmark::AddCustomContext("cuda_runtime_version", std::to_string(runtime));
+  benchmark::AddCustomContext("cuda_driver_version", std::to_string(driver));
   benchmark::AddCustomContext("scankit_commit", scankit_bench::build_commit);
 }
 
