@@ -89,13 +89,11 @@ struct staged_compact_shape {
                                        PrefetchBytesAhead, LookBackWarp>;
 };
 
-// Tuned for the H200 (sm_90) by bench/tune_compact.cu (bench/results/): 256 threads and tiles of
-// 32 KiB of the widest array the pass reads per item (the items, a stencil, or the keys/values of
-// unique_by_key), so the scatter buffer in shared memory is 32 KiB too; passes that buffer two
-// arrays (unique_by_key: keys and values) take half that each, to stay in static shared memory.
-// 32 KiB tiles beat the 16 KiB ones at 2^28: select_if u32 50% 0.570 against 0.596 ms, 1%
-// 0.410 against 0.439, unique 0.462 against 0.549, select_if u64 50% 1.024 against 1.180.
-// 1-byte items stop at 32 per thread (8 KiB tiles): the selection mask has 32 bits.
+// Register kernel: 256 threads and tiles of 32 KiB of the widest array the pass reads per item
+// (the items, a stencil, or the keys/values of unique_by_key), so the scatter buffer in shared
+// memory is 32 KiB too; passes that buffer two arrays (unique_by_key) take half that each, to stay
+// in static shared memory (docs/tuning.md). 1-byte items stop at 32 per thread (8 KiB tiles): the
+// selection mask has 32 bits.
 template <std::size_t WidestBytes, int BufferedArrays = 1>
 struct compact_tuning {
   static constexpr int block_threads = 256;
@@ -120,22 +118,8 @@ using resolved_compact_policy =
 template <std::size_t ItemBytes>
 constexpr bool compact_stageable = ItemBytes <= 16 && 16 % ItemBytes == 0;
 
-// Tuned on the H200 by bench/tune_compact.cu at 2^28 (bench/results/...-tune_compact): 256
-// threads x 8 chunks (32 KiB tiles) with registers capped for 6 blocks per SM. select_if u32 50%:
-// 0.460 ms against 0.466 uncapped (5 blocks per SM: registers and the shared-memory carveout),
-// 1% 0.343 against 0.351, u64 50% 0.890 against 0.905 (commit 38e6a02). 512 x 4 (0.486 ms) and
-// 16 KiB tiles (0.503) were slower. The look-back warp gained on some workloads and lost on others
-// (b2b1f22, 224 + 32 threads: u32 99% 0.553 against 0.565 ms, u64 0.871 against 0.882, 1% 0.354
-// against 0.344, 50% 0.452 against 0.454): not taken.
-// 1-byte items: 5 blocks per SM (select_if u8 50%: 0.234 ms against 0.241 at 6, where unique
-// spills 8 bytes).
-// 4- and 8-byte items: 10 chunks (40 KiB tiles) at 5 blocks per SM, 200 KiB of tiles per SM
-// against 192 (tune_compact --tiles-only, two runs, `...-2026-11-30-0561425-tune_compact_tiles`
-// and its run 2): faster than 256 x 8 by 0.5-1.5% on every workload in both runs except select
-// u32 99% in the first (0.570 ms between 0.572 and 0.566): select u32 50% 0.448 / 0.449 ms against
-// 0.450-0.454, 1% 0.338 / 0.339 against 0.343-0.344, u64 50% 0.869 against 0.881-0.883, unique
-// 0.395 / 0.398 against 0.400-0.403. 36 KiB tiles (256 x 9 at 6 blocks) and
-// 44 KiB tiles (256 x 11 at 5) were slower; 2- and 16-byte items were not measured and keep 8.
+// Staged kernel: 256 threads x 8 chunks (32 KiB tiles) at 6 blocks per SM; 1-byte items at 5;
+// 4- and 8-byte items 10 chunks (40 KiB tiles) at 5 (docs/tuning.md, "Compaction").
 template <std::size_t ItemBytes>
 struct staged_compact_tuning {
   static constexpr bool wide_tiles = ItemBytes == 4 || ItemBytes == 8;

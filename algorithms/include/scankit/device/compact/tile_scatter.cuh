@@ -83,12 +83,8 @@ __device__ __forceinline__ int4 bytes_from(const int4& lo, const int4& hi, unsig
 // Items of 1 and 2 bytes go out as 16-byte stores: the few items before target's first 16-byte
 // boundary and after its last one one by one, the rest one aligned 16-byte vector per thread, cut
 // from two aligned 16-byte reads of the shared buffer (the run's offset within 16 bytes is the
-// same for every vector of it). One item per thread would issue 16 or 8 times as many stores.
-// tune_compact --tuned-only, two runs each of both forms in one call
-// (bench/results/...-2026-11-30-5dd5f5f+vecstore-*): select u8 50% 0.563-0.567 of copy against
-// 0.443-0.447, u16 50% 0.803-0.820 against 0.765-0.769. For 4-byte items it gained nothing (select
-// u32 50% 0.856-0.867 against 0.859-0.868, u64 50% and unique equal) and lost at 99% kept (0.876-0.889
-// against 0.899-0.902), so wider items keep one item per thread.
+// same for every vector of it). One item per thread would issue 16 or 8 times as many stores;
+// wider items keep one item per thread, where the vector form gained nothing (docs/tuning.md).
 // One item per thread: the threads are shifted back to the 32-item boundary before `target`, so
 // that every warp store covers one aligned 32-item window, i.e. whole 32-byte sectors (unshifted,
 // a store that starts mid-sector touches one sector more; ncu counted 17% excess store sectors).

@@ -120,10 +120,7 @@ namespace scankit::device_detail {
 // single-copy-atomic word as its status, and nothing else is read.
 //
 // This is the default group size (the register kernel, explicit staged shapes); the tuned staged
-// shapes set their own (scan_policy.cuh: 128 for 4-byte values, where it measured faster). Groups
-// of 64 on the H200 (tune_scan --deterministic-only, 2^28): float 0.892-0.902 of copy over three
-// runs, each time within 0.01 of the plain look-back in the same run; the earlier form, which
-// waited for the leader's own prefix (256 tiles per group), ran at 0.849 against 0.893.
+// shapes set their own (scan_policy.cuh). Measurements: docs/tuning.md.
 constexpr int deterministic_group_tiles = 64;
 
 // Lane l of chunk c holds tile leader + 32c + l, lane 0 of chunk 0 the leader's inclusive prefix;
