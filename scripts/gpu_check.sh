@@ -5,8 +5,9 @@
 #
 # Steps (env STEPS, default "tests sanitizer bench"; each one keeps going when another fails):
 #   tests      ctest -L gpu (the GPU suite)                          -> OUTDIR/gpu_tests.log
-#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on a scan test binary and a
-#              compaction test binary (test_select_if), at small sizes -> OUTDIR/sanitizer.log
+#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on a scan test binary, a
+#              compaction test binary (test_select_if) and the radix sort's (test_radix_sort), at
+#              small sizes -> OUTDIR/sanitizer.log
 #   bench      bench/bench_scan with JSON output                     -> OUTDIR/bench.log, bench_scan.json
 #   compare    (not in the default STEPS) bench/bench_scan and bench/bench_compact of two builds,
 #              BEFORE_BUILD_DIR (old) and BUILD_DIR (new), run alternately in this call (round 1:
@@ -29,7 +30,9 @@
 #                     runs[<binary>][old|new] = the rounds; reprint with
 #                     `scripts/compare_bench.py compare.json`)
 # The extra steps add: tune 2 files (tune_scan.log, .json), compact 2 (bench_compact.log, .json),
-# lab 1 and a folder (lab.log, lab/), cli none (it appends to sanitizer.log).
+# lab 1 and a folder (lab.log, lab/), cli none (it appends to sanitizer.log), sort up to 4
+# (bench_sort.log, .json: bench/bench_sort; torch_sort.log, .json: bench/torch_sort.py, when
+# PyTorch is installed).
 #
 # Environment:
 #   BUILD_DIR               the build folder (default: <repo>/build)
@@ -49,6 +52,10 @@
 #   SANITIZER_COMPACT_FILTER --gtest_filter for them (default
 #                           'SelectIfRange/0.*:SelectIfRange/3.*:SelectIfNotNan/0.*': int32, uint64
 #                           and float items, every size and pattern, both strategies)
+#   SANITIZER_SORT_TESTS    radix sort binaries, as SANITIZER_COMPACT_TESTS (default
+#                           test_radix_sort; "none" leaves the sort out)
+#   SANITIZER_SORT_FILTER   --gtest_filter for them (default: float keys in raw-bit order, uint32
+#                           keys in two buffers, int16 pairs in two buffers, both strategies)
 #   SCANKIT_TEST_SMALL      the sanitizer runs set it to 1 unless it is set (compaction tests then
 #                           stay below ~10 tiles; 0 gives the full sizes)
 #   SANITIZER_TOOLS         default "memcheck racecheck synccheck"
@@ -301,14 +308,35 @@ sanitizer_binaries() {
   fi
   local compact=${SANITIZER_COMPACT_TESTS:-test_select_if}
   local compact_filter=${SANITIZER_COMPACT_FILTER:-'SelectIfRange/0.*:SelectIfRange/3.*:SelectIfNotNan/0.*'}
-  [[ "$compact" == none ]] && return 0
-  for b in $compact; do
+  algorithm_binaries "$compact" "$compact_filter"
+  local sort=${SANITIZER_SORT_TESTS:-test_radix_sort}
+  local sort_filter=${SANITIZER_SORT_FILTER:-'SortFloatOrder.RawBitsOrder:SortKeys/5.DoubleBuffer*:SortPairs.DoubleBuffer'}
+  algorithm_binaries "$sort" "$sort_filter"
+}
+
+# "<path><TAB><filter>" for each of $1 (names under BUILD_DIR/tests/algorithms or paths; "none":
+# nothing).
+algorithm_binaries() {
+  local b
+  [[ "$1" == none ]] && return 0
+  for b in $1; do
     if [[ "$b" == */* ]]; then
-      printf '%s\t%s\n' "$b" "$compact_filter"
+      printf '%s\t%s\n' "$b" "$2"
     else
-      printf '%s\t%s\n' "$BUILD_DIR/tests/algorithms/$b" "$compact_filter"
+      printf '%s\t%s\n' "$BUILD_DIR/tests/algorithms/$b" "$2"
     fi
   done
+}
+
+# Step: bench_sort, then torch.sort / torch.argsort at the same size when PyTorch is there.
+step_sort() {
+  step_binary bench_sort "$BUILD_DIR/bench/bench_sort" 240 --benchmark_repetitions=1 \
+    --benchmark_out="$OUTDIR/bench_sort.json" --benchmark_out_format=json
+  if python3 -c 'import torch' >/dev/null 2>&1; then
+    step_binary torch_sort "$REPO/bench/torch_sort.py" 120 --json "$OUTDIR/torch_sort.json"
+  else
+    add "torch_sort: PyTorch not found, not run"
+  fi
 }
 
 step_sanitizer() {
@@ -590,7 +618,8 @@ for step in $STEPS; do
     lab) step_binary lab "$BUILD_DIR/apps/scankit" 400 lab ${LAB_ARGS:---quick} --out "$OUTDIR/lab" ;;
     compare) step_compare ;;
     cli) step_cli_sanitizer ;;
-    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli)"; fail_step "$step" ;;
+    sort) step_sort ;;
+    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli sort)"; fail_step "$step" ;;
   esac
 done
 
