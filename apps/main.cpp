@@ -19,7 +19,7 @@ void print_usage(std::ostream& os) {
         "  scan    scan a generated array with every strategy, check each result against the host\n"
         "          reference and report time, GB/s and the fraction of device copy bandwidth\n"
         "          (`scankit scan --help` lists its options)\n"
-        "  lab     the scan lab: runs the experiments of the seed documents (three-launch vs CPU, warp\n"
+        "  lab     the scan lab: runs the classic prefix-sum experiments (three-launch vs CPU, warp\n"
         "          shuffle vs shared-memory block scans, barriers, coarsening sweep, work and depth, CUB,\n"
         "          scaling to 2^30) with tables, CSV, JSON and plots (`scankit lab --help` lists them)\n"
         "  compact filter the records of a dataset file on the GPU (drop NaN or out-of-range values of a\n"

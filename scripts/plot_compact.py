@@ -84,7 +84,7 @@ def plot_compact(context, workloads, rows, out):
                     ax.text(x, y + 0.01, f"{y:.2f}", ha="center", va="bottom", fontsize=7)
         ax.axhline(1.0, color="k", linestyle="--", linewidth=1, label="copy" if counter == "frac_copy" else "CUB")
         if counter == "frac_copy":
-            ax.axhline(0.9, color="tab:green", linestyle=":", linewidth=1.5, label="issue-5 target (select 50%)")
+            ax.axhline(0.9, color="tab:green", linestyle=":", linewidth=1.5, label="target 0.9 (select 50%)")
             ax.set_title("fraction of copy bandwidth", fontsize=10)
             ax.set_ylabel("fraction of copy bandwidth (copy GB/s of the same bytes)")
             ax.set_ylim(0, 1.3)

@@ -36,7 +36,7 @@ struct experiment_info {
   int id;
   const char* slug;      // file stem of its CSV: exp<id>_<slug>.csv
   const char* title;     // one line
-  const char* seed_says; // what the seed documents claim or ask
+  const char* seed_says; // what the textbook and lecture claim or ask
   bool needs_kernel_variants;  // needs has_kernel_variants(type)
 };
 // id in 1..experiment_count; throws std::out_of_range otherwise.
