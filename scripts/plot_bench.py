@@ -35,6 +35,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 from bench_json import load_medians  # noqa: E402  (scripts/bench_json.py)
+from plot_common import save, subtitle  # noqa: E402  (scripts/plot_common.py)
 
 STRATEGIES = ["three_launch", "reduce_then_scan", "chained", "decoupled_look_back"]
 ALGORITHMS = ["kogge_stone_double_buffer", "kogge_stone_read_sync_write", "brent_kung", "warp_of_warps"]
@@ -82,13 +83,6 @@ def load_rows(path):
 
 def find(rows, kind, type_, n, strategy=None, algorithm=None, k=None):
     return rows.get((kind, strategy, algorithm, k, type_, n))
-
-
-def subtitle(context):
-    gpu = context.get("gpu", "unknown GPU")
-    commit = context.get("scankit_commit", "unknown commit")
-    date = str(context.get("date", ""))[:10]
-    return f"{gpu}, scankit {commit}, {date}".strip(", ")
 
 
 def pow2_label(n):
@@ -214,14 +208,6 @@ def plot_strategy_algorithm(rows, context, out):
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, out, "scan_strategy_algorithm_int32_2p28.png")
-
-
-def save(fig, out, name):
-    path = os.path.join(out, name)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
 
 
 def main(argv):

@@ -28,6 +28,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 from bench_json import load_medians  # noqa: E402  (scripts/bench_json.py)
+from plot_common import grouped_bars, save, subtitle  # noqa: E402  (scripts/plot_common.py)
 
 COUNTERS = ["ms", "GBps", "frac_copy", "vs_cub"]
 REGISTER = "scankit_tile_register_256x32"
@@ -54,34 +55,10 @@ def load_rows(path):
     return context, workloads, rows
 
 
-def cuda_version(v):
-    try:
-        v = int(v)
-        return f"{v // 1000}.{v % 1000 // 10}"
-    except (TypeError, ValueError):
-        return "?"
-
-
-def subtitle(context):
-    gpu = context.get("gpu", "unknown GPU")
-    commit = context.get("scankit_commit", "unknown commit")
-    date = str(context.get("date", ""))[:10]
-    cuda = (f"CUDA runtime {cuda_version(context.get('cuda_runtime_version'))}, "
-            f"driver {cuda_version(context.get('cuda_driver_version'))}")
-    return f"{gpu}, scankit {commit}, {cuda}, {date}".strip(", ")
-
-
 def plot_compact(context, workloads, rows, out):
     fig, axes = plt.subplots(1, 2, figsize=(13, 5))
     for ax, (counter, series) in zip(axes, PANELS):
-        for j, w in enumerate(workloads):  # each workload's bars centred on its tick
-            here = [s for s in series if counter in rows.get((w, s[0]), {})]
-            for i, (row, label, color) in enumerate(here):
-                y = rows[(w, row)][counter]
-                x = j + (i - (len(here) - 1) / 2) * 0.27
-                ax.bar(x, y, 0.27, color=color, label=label if label not in ax.get_legend_handles_labels()[1] else None)
-                if row == "scankit_single_pass":
-                    ax.text(x, y + 0.01, f"{y:.2f}", ha="center", va="bottom", fontsize=7)
+        grouped_bars(ax, workloads, rows, counter, series, "scankit_single_pass")
         ax.axhline(1.0, color="k", linestyle="--", linewidth=1, label="copy" if counter == "frac_copy" else "CUB")
         if counter == "frac_copy":
             ax.axhline(0.9, color="tab:green", linestyle=":", linewidth=1.5, label="target 0.9 (select 50%)")
@@ -93,20 +70,9 @@ def plot_compact(context, workloads, rows, out):
             ax.set_title("speed-up over CUB (CUB time / time)", fontsize=10)
             ax.set_ylabel("CUB time / time (> 1: faster than CUB)")
             ax.set_ylim(0, 2.0)
-        ax.set_xticks(range(len(workloads)))
-        ax.set_xticklabels(workloads, rotation=30, ha="right", fontsize=8)
-        ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", ncol=3)
     fig.suptitle("Stream compaction at n = 2^28 (medians over repetitions)\n" + subtitle(context), fontsize=11)
     return save(fig, out, "compact_2p28.png")
-
-
-def save(fig, out, name):
-    path = os.path.join(out, name)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
 
 
 def main(argv):

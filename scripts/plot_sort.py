@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 from bench_json import load_medians  # noqa: E402  (scripts/bench_json.py)
-from plot_compact import save, subtitle  # noqa: E402  (the same caption and file handling)
+from plot_common import grouped_bars, save, subtitle  # noqa: E402  (scripts/plot_common.py)
 
 COUNTERS = ["ms", "Gkeys_per_s", "frac_floor", "vs_cub"]
 PANELS = [("Gkeys_per_s", [("cub", "CUB", "tab:gray"), ("scankit_onesweep", "scankit onesweep", "tab:red"),
@@ -48,14 +48,7 @@ def load_rows(path):
 def plot_sort(context, workloads, rows, out):
     fig, axes = plt.subplots(1, 2, figsize=(13, 5))
     for ax, (counter, series) in zip(axes, PANELS):
-        for j, w in enumerate(workloads):
-            here = [s for s in series if counter in rows.get((w, s[0]), {})]
-            for i, (row, label, color) in enumerate(here):
-                y = rows[(w, row)][counter]
-                x = j + (i - (len(here) - 1) / 2) * 0.27
-                ax.bar(x, y, 0.27, color=color, label=label if label not in ax.get_legend_handles_labels()[1] else None)
-                if row == "scankit_onesweep" and counter == "vs_cub":
-                    ax.text(x, y + 0.01, f"{y:.2f}", ha="center", va="bottom", fontsize=7)
+        grouped_bars(ax, workloads, rows, counter, series, "scankit_onesweep" if counter == "vs_cub" else None)
         if counter == "vs_cub":
             ax.axhline(1.0, color="k", linestyle="--", linewidth=1, label="CUB")
             ax.set_title("speed-up over CUB (CUB time / time)", fontsize=10)
@@ -64,9 +57,6 @@ def plot_sort(context, workloads, rows, out):
         else:
             ax.set_title("keys per second", fontsize=10)
             ax.set_ylabel("Gkeys/s")
-        ax.set_xticks(range(len(workloads)))
-        ax.set_xticklabels(workloads, rotation=30, ha="right", fontsize=8)
-        ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", ncol=3)
     fig.suptitle("Radix sort at n = 2^28 keys\n" + subtitle(context), fontsize=11)
     return save(fig, out, "sort_2p28.png")
