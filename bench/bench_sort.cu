@@ -172,21 +172,21 @@ struct workload_data {
   }
 };
 
-// Tile shapes of the onesweep pass other than the tuned one (template API), for u32 keys.
-template <int B, int I, int M>
-using shape = scankit::device_detail::radix_pass_policy<B, I, 8, M>;
-std::function<void()> shape_launch(const std::string& row, const std::uint32_t* in, std::uint32_t* out, i64 n) {
+// Pass shapes and variants other than the tuned one (template API), keys only.
+template <int B, int I, int M, unsigned FirstNs = 32, unsigned MaxNs = 1024, bool RankAtomic = false>
+using shape = scankit::device_detail::radix_pass_policy<B, I, 8, M, FirstNs, MaxNs, RankAtomic>;
+template <class K>
+std::function<void()> shape_launch(const std::string& row, const K* in, K* out, i64 n) {
   const auto make = [&](auto policy) -> std::function<void()> {
     using P = decltype(policy);
     return [in, out, n] { scankit::device::sort_keys<P>(in, out, n, g_stream, g_ws); };
   };
-  if (row == "shape_384x20_min3") return make(shape<384, 20, 3>{});
-  if (row == "shape_256x20") return make(shape<256, 20, 0>{});
-  if (row == "shape_512x16_min2") return make(shape<512, 16, 2>{});
-  if (row == "shape_384x16") return make(shape<384, 16, 0>{});
-  if (row == "shape_384x18_min3") return make(shape<384, 18, 3>{});
+  if (row == "shape_rank_atomic") return make(shape<384, 20, 3, 32, 1024, true>{});
+  if (row == "shape_spin") return make(shape<384, 20, 3, 0, 0>{});
+  if (row == "shape_rank_atomic_spin") return make(shape<384, 20, 3, 0, 0, true>{});
+  if (row == "shape_384x20_min2") return make(shape<384, 20, 2>{});
+  if (row == "shape_384x22_min3") return make(shape<384, 22, 3>{});
   if (row == "shape_256x20_min4") return make(shape<256, 20, 4>{});
-  if (row == "shape_512x20_min2") return make(shape<512, 20, 2>{});
   return {};
 }
 
@@ -244,7 +244,7 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
       }
     };
   } else if (row.rfind("shape_", 0) == 0) {
-    if constexpr (!pairs && std::is_same_v<K, std::uint32_t>) {
+    if constexpr (!pairs && (std::is_same_v<K, std::uint32_t> || std::is_same_v<K, float>)) {
       launch = shape_launch(row, d.keys, d.our_keys, n);
     }
     if (!launch) throw std::runtime_error("no such shape row for this workload");
@@ -327,15 +327,15 @@ void add_workload(const std::string& name, i64 n, keys_kind kind, bool argsort =
 
 void register_all() {
   const i64 big = i64{1} << 28;
-  add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform, false,
-                                    {"shape_384x20_min3", "shape_384x18_min3", "shape_256x20_min4", "shape_512x16_min2",
-                                     "shape_512x20_min2"});
+  const std::vector<std::string> shapes = {"shape_rank_atomic", "shape_spin",        "shape_rank_atomic_spin",
+                                           "shape_384x20_min2", "shape_384x22_min3", "shape_256x20_min4"};
+  add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform, false, shapes);
   add_workload<std::uint32_t, std::uint32_t>("u32_u32", big, keys_kind::uniform);
   add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform);
   add_workload<std::uint64_t, std::uint64_t>("u64_u64", big, keys_kind::uniform);
   add_workload<std::uint8_t, void>("u8", big, keys_kind::uniform);
   add_workload<std::uint16_t, void>("u16", big, keys_kind::uniform);
-  add_workload<float, void>("f32", big, keys_kind::f32_unit);
+  add_workload<float, void>("f32", big, keys_kind::f32_unit, false, shapes);
   add_workload<std::uint32_t, void>("u32_8distinct", big, keys_kind::distinct8);
   add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted);
   add_workload<std::uint32_t, void>("u32_below2p20", big, keys_kind::below2p20);

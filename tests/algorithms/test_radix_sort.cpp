@@ -299,6 +299,115 @@ TEST(SortBitRange, SubsetsOfBits) {
   }
 }
 
+// ---- skipped passes and single-digit tiles ----------------------------------------------------
+
+// u32 keys whose byte b is random when bit b of `varying` is set and 0xa5 otherwise: the passes
+// of the constant bytes are trivial (skipped on the device), in every combination.
+std::vector<std::uint32_t> keys_with_constant_bytes(std::size_t n, unsigned varying, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint32_t> keys(n);
+  for (auto& k : keys) {
+    const auto r = static_cast<std::uint32_t>(rng());
+    k = 0;
+    for (int b = 0; b < 4; ++b) k |= ((varying >> b) & 1u ? (r >> (8 * b)) & 0xffu : 0xa5u) << (8 * b);
+  }
+  return keys;
+}
+
+TEST(SortSkippedPasses, EveryCombinationOfTrivialPasses) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  const std::int64_t n = 3 * 7680 + 1234;
+  workspace ws;
+  for (unsigned varying = 0; varying < 16; ++varying) {
+    const std::vector<std::uint32_t> keys = keys_with_constant_bytes(static_cast<std::size_t>(n), varying, seed + varying);
+    std::vector<std::uint32_t> values(static_cast<std::size_t>(n));
+    std::iota(values.begin(), values.end(), 7u);
+    for (sort_strategy s : strategies) {
+      for (sort_order o : orders) {
+        SCOPED_TRACE("varying bytes mask " + std::to_string(varying) + ", " + to_string(s) +
+                     (o == sort_order::ascending ? ", ascending" : ", descending"));
+        sort_options options;
+        options.strategy = s;
+        options.order = o;
+        const std::vector<std::int64_t> order = reference::argsort(keys, options);
+        const std::vector<std::uint32_t> sorted = reference::permute(keys, order);
+        device_buffer<std::uint32_t> in(keys), out(static_cast<std::size_t>(n));
+        out.poison();
+        sort_keys(in.data(), out.data(), n, nullptr, &ws, options);
+        ASSERT_TRUE(same_bits(sorted, out.download())) << "keys, out of place";
+        ASSERT_TRUE(same_bits(keys, in.download())) << "the input changed";
+
+        device_buffer<std::uint32_t> k0(keys), k1(static_cast<std::size_t>(n)), v0(values), v1(static_cast<std::size_t>(n));
+        k1.poison();
+        v1.poison();
+        double_buffer<std::uint32_t> kb(k0.data(), k1.data());
+        double_buffer<std::uint32_t> vb(v0.data(), v1.data());
+        sort_pairs(kb, vb, n, nullptr, &ws, options);
+        EXPECT_EQ(kb.selector, 0);  // four passes, whether they ran or not
+        ASSERT_TRUE(same_bits(sorted, k0.download())) << "keys, double buffer";
+        ASSERT_TRUE(same_bits(reference::permute(values, order), v0.download())) << "values, double buffer";
+
+        device_buffer<std::int32_t> indices(static_cast<std::size_t>(n));
+        indices.poison();
+        argsort(in.data(), static_cast<std::uint32_t*>(nullptr), indices.data(), n, nullptr, &ws, options);
+        const std::vector<std::int32_t> got = indices.download();
+        ASSERT_TRUE(std::equal(order.begin(), order.end(), got.begin(), got.end())) << "argsort";
+      }
+    }
+  }
+}
+
+// Three-pass keys (24 bits) double-buffered: an odd pass count, with every trivial pattern.
+TEST(SortSkippedPasses, OddPassCountDoubleBuffer) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  const std::int64_t n = 20011;
+  for (unsigned varying = 0; varying < 8; ++varying) {
+    SCOPED_TRACE("varying bytes mask " + std::to_string(varying));
+    const std::vector<std::uint32_t> keys = keys_with_constant_bytes(static_cast<std::size_t>(n), varying, seed + varying);
+    sort_options options;
+    options.end_bit = 24;
+    device_buffer<std::uint32_t> k0(keys), k1(static_cast<std::size_t>(n));
+    k1.poison();
+    double_buffer<std::uint32_t> kb(k0.data(), k1.data());
+    sort_keys(kb, n, nullptr, nullptr, options);
+    EXPECT_EQ(kb.selector, 1);
+    const std::vector<std::uint32_t> sorted = reference::sort_keys(keys, options);
+    ASSERT_TRUE(same_bits(sorted, k1.download()));
+  }
+}
+
+// Runs of 30720 keys (5 tiles of 384 x 16, 4 of 384 x 20) share their top byte: most full tiles
+// hold one digit in the last pass and go straight to the output; the other bytes are random.
+TEST(SortSingleDigitTiles, RunsOfOneTopByte) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  const std::int64_t n = 30720 * 9 + 4321;
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    keys[i] = static_cast<std::uint32_t>((i / 30720 * 37 % 256) << 24) | (static_cast<std::uint32_t>(rng()) & 0xffffffu);
+  }
+  std::vector<std::uint64_t> values(keys.size());
+  std::iota(values.begin(), values.end(), std::uint64_t{1} << 40);
+  device_buffer<std::uint32_t> ki(keys), ko(keys.size());
+  device_buffer<std::uint64_t> vi(values), vo(keys.size());
+  for (sort_order o : orders) {
+    sort_options options;
+    options.order = o;
+    const auto order = reference::argsort(keys, options);
+    ko.poison();
+    sort_keys(ki.data(), ko.data(), n, nullptr, nullptr, options);
+    ASSERT_TRUE(same_bits(reference::permute(keys, order), ko.download()));
+    ko.poison();
+    vo.poison();
+    sort_pairs(ki.data(), ko.data(), vi.data(), vo.data(), n, nullptr, nullptr, options);
+    ASSERT_TRUE(same_bits(reference::permute(keys, order), ko.download()));
+    ASSERT_TRUE(same_bits(reference::permute(values, order), vo.download()));
+  }
+}
+
 // ---- workspaces -------------------------------------------------------------------------------------
 
 TEST(SortWorkspace, ReportedSizesSuffice) {

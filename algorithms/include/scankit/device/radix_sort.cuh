@@ -72,15 +72,17 @@ void check_types() {
                 "the bit-key must return an unsigned integer of at most 64 bits");
 }
 
+// Returns the number of digit passes (a double-buffered caller's selector flips that often).
 template <class Policy, class Key, class Value, class BitKey>
-void run(const char* function, const device_detail::radix_sort_call<Policy, Key, Value, BitKey>& call, std::int64_t n,
-         cudaStream_t stream, workspace* ws, const sort_options& options, const BitKey& bit_key) {
+int run(const char* function, const device_detail::radix_sort_call<Policy, Key, Value, BitKey>& call, std::int64_t n,
+        cudaStream_t stream, workspace* ws, const sort_options& options, const BitKey& bit_key) {
   check_types<Key, Value, BitKey>();
   int begin_bit = 0, end_bit = 0;
   detail::resolve_bit_range(function, options, key_bits<Key, BitKey>, begin_bit, end_bit);
   device_detail::run_radix_sort(call, n, begin_bit, end_bit, options.order == sort_order::descending,
                                 options.strategy == sort_strategy::reduce_then_scan,
                                 with_float_order<Key>(bit_key, options), stream, ws);
+  return n > 0 ? device_detail::radix_passes{begin_bit, end_bit, Policy::radix_bits}.count() : 0;
 }
 
 template <class Policy, class Key, class Value, class BitKey>
@@ -125,10 +127,7 @@ void sort_keys(double_buffer<Key>& keys, std::int64_t n, cudaStream_t stream = n
                                           sort_detail::array("keys.alternate()", keys.alternate(), n, sizeof(Key))});
   device_detail::radix_sort_call<P, Key, device_detail::radix_no_values, BitKey> call{
       keys.current(), keys.alternate(), nullptr, nullptr, keys.alternate(), nullptr, true};
-  sort_detail::run(function, call, n, stream, ws, options, bit_key);
-  int begin_bit = 0, end_bit = 0;
-  detail::resolve_bit_range(function, options, sort_detail::key_bits<Key, BitKey>, begin_bit, end_bit);
-  if (n > 0 && device_detail::radix_passes{begin_bit, end_bit, P::radix_bits}.count() % 2 == 1) keys.flip();
+  if (sort_detail::run(function, call, n, stream, ws, options, bit_key) % 2 == 1) keys.flip();
 }
 
 // ---- pairs --------------------------------------------------------------------------------------
@@ -162,10 +161,7 @@ void sort_pairs(double_buffer<Key>& keys, double_buffer<Value>& values, std::int
   device_detail::radix_sort_call<P, Key, Value, BitKey> call{keys.current(),   keys.alternate(),   values.current(),
                                                              values.alternate(), keys.alternate(), values.alternate(),
                                                              true};
-  sort_detail::run(function, call, n, stream, ws, options, bit_key);
-  int begin_bit = 0, end_bit = 0;
-  detail::resolve_bit_range(function, options, sort_detail::key_bits<Key, BitKey>, begin_bit, end_bit);
-  if (n > 0 && device_detail::radix_passes{begin_bit, end_bit, P::radix_bits}.count() % 2 == 1) {
+  if (sort_detail::run(function, call, n, stream, ws, options, bit_key) % 2 == 1) {
     keys.flip();
     values.flip();
   }

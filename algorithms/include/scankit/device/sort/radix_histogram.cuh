@@ -47,18 +47,27 @@ __global__ void __launch_bounds__(Policy::block_threads)
   __syncthreads();
 
   using bits_type = bit_key_result_t<BitKey, Key>;
+  constexpr int I = Policy::items_per_thread;
   const long long stride = static_cast<long long>(gridDim.x) * Policy::tile_items;
   for (long long base = static_cast<long long>(blockIdx.x) * Policy::tile_items; base < n; base += stride) {
     const long long remaining = n - base;
     const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
-#pragma unroll 4
-    for (int i = threadIdx.x; i < valid; i += Policy::block_threads) {
-      bits_type bits = bit_key(keys[base + i]);
-      if (descending) bits = static_cast<bits_type>(~bits);
+    // Every load before the first atomic (the compiler keeps memory operations in order around
+    // an atomic).
+    bits_type bits[I];
 #pragma unroll
-      for (int p = 0; p < MaxPasses; ++p) {
-        if (p < pass_count) {
-          atomicAdd(&histogram[p][static_cast<unsigned>(bits >> passes.shift(p)) & passes.mask(p)], 1u);
+    for (int k = 0; k < I; ++k) {
+      const int i = threadIdx.x + k * Policy::block_threads;
+      if (i < valid) bits[k] = static_cast<bits_type>(bit_key(keys[base + i]) ^ (descending ? ~bits_type{0} : bits_type{0}));
+    }
+#pragma unroll
+    for (int k = 0; k < I; ++k) {
+      if (threadIdx.x + k * Policy::block_threads < valid) {
+#pragma unroll
+        for (int p = 0; p < MaxPasses; ++p) {
+          if (p < pass_count) {
+            atomicAdd(&histogram[p][static_cast<unsigned>(bits[k] >> passes.shift(p)) & passes.mask(p)], 1u);
+          }
         }
       }
     }
@@ -71,13 +80,16 @@ __global__ void __launch_bounds__(Policy::block_threads)
 }
 
 // One block of Radix threads per pass: starts[pass * pass_stride + d] = the number of keys whose
-// digit in that pass is below d.
+// digit in that pass is below d; bit `pass` of *trivial_passes (zeroed before) is set when one
+// digit holds all n keys (the pass is skipped, radix_pass_route.cuh).
 template <int Radix>
-__global__ void __launch_bounds__(Radix) radix_digit_starts_kernel(const unsigned long long* counts,
-                                                                   unsigned long long* starts, long long pass_stride) {
+__global__ void __launch_bounds__(Radix)
+    radix_digit_starts_kernel(const unsigned long long* counts, long long n, unsigned long long* starts,
+                              long long pass_stride, unsigned* trivial_passes) {
   using block_scan = block_scan_warp_of_warps<unsigned long long, Radix>;
   __shared__ typename block_scan::storage storage;
   const unsigned long long own = counts[blockIdx.x * Radix + threadIdx.x];
+  if (own == static_cast<unsigned long long>(n)) atomicOr(trivial_passes, 1u << blockIdx.x);
   const block_scan_result<unsigned long long> scanned = block_scan::scan(own, storage, plus_op{});
   starts[blockIdx.x * pass_stride + threadIdx.x] = threadIdx.x == 0 ? 0ull : scanned.exclusive;
 }

@@ -1,12 +1,14 @@
 // Device layer of the radix sort: one digit pass, tile by tile.
 //
-// Each block takes one tile of Policy::tile_items keys and
+// The pass first works out its route (radix_pass_route.cuh): a pass whose digit is the same for
+// every key returns at once. Otherwise each block takes one tile of Policy::tile_items keys and
 //   1. loads them (each warp a contiguous run) and counts them per warp and digit (shared atomics);
 //   2. turns the warp counts into the tile's digit counts, and publishes them at once (onesweep):
 //      later tiles can pass this one in their look-back while it still ranks its keys;
 //   3. by a block scan over the digits, gives every (warp, digit) the tile index where its keys
 //      start, and ranks the keys from there (radix_rank.cuh), writing them into shared memory in
-//      sorted order;
+//      sorted order; a full tile whose keys all share one digit skips the ranking and, after
+//      step 4, writes its keys and values straight from the registers (its order is sorted);
 //   4. finds where each digit's keys of this tile start in the output:
 //      - onesweep: a decoupled look-back per digit over the earlier tiles (channel_look_back.cuh,
 //        one thread per digit, all digits at once), added to where the digit starts overall
@@ -15,12 +17,12 @@
 //      - reduce-then-scan: read from the exclusive scan of every tile's counts (digit-major);
 //   5. copies the keys from shared memory to the output, neighbouring threads storing neighbouring
 //      positions of one digit's run; then the values the same way (the values of argsort's first
-//      pass are the keys' indices, generated here).
+//      pass that runs are the keys' indices, generated here).
 // Full tiles and the last, partial one are compiled apart: the full ones test no bounds.
 //
 // Memory order: the look-back communicates only counts, each in the same single-copy-atomic word
-// as its status (multi_channel_tile_state.cuh). Keys and values written here are read only by the
-// next launch (stream order).
+// as its status (multi_channel_tile_state.cuh). Keys and values written here, and the trivial
+// mask, are read only by later launches (stream order).
 #pragma once
 
 #include <cstddef>
@@ -30,6 +32,7 @@
 #include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/sort/packed_fields.cuh"
 #include "scankit/device/sort/radix_digits.cuh"
+#include "scankit/device/sort/radix_pass_route.cuh"
 #include "scankit/device/sort/radix_rank.cuh"
 #include "scankit/device/tile/channel_look_back.cuh"
 #include "scankit/device/tile/multi_channel_tile_state.cuh"
@@ -44,13 +47,21 @@ enum class radix_offsets_source { onesweep, reduce_then_scan };
 
 template <class Key, class Value, class BitKey>
 struct radix_pass_args {
-  const Key* keys_in;      // this launch's keys (one portion of the array)
-  Key* keys_out;           // the whole output array
-  const Value* values_in;  // this launch's values; null: the keys' indices (argsort's first pass)
-  Value* values_out;
-  long long n;             // keys in this launch
-  long long index_base;    // index of keys_in[0] in the array (for generated indices)
+  // The sort's source and its two buffers (whole arrays); radix_pass_route.cuh says which one
+  // this pass reads and writes.
+  const Key* keys_source;
+  Key* key_buffers[2];
+  const Value* values_source;  // null: the keys' indices (argsort's first pass that runs)
+  Value* value_buffers[2];
+  long long first;  // this launch's first key (one portion of the array)
+  long long n;      // keys in this launch
   radix_digit<Key, BitKey> digit;
+  // Bit p: pass p's digit is the same for every key (written by radix_digit_starts_kernel);
+  // null: every pass runs (reduce-then-scan).
+  const unsigned* trivial_passes;
+  int pass;
+  int passes;
+  bool double_buffered;
   // onesweep: where each digit's keys of this launch start in the output, and (written by the
   // launch's last tile) where they start for the next launch.
   const unsigned long long* digit_starts;
@@ -65,14 +76,23 @@ struct radix_pass_args {
   look_back_backoff backoff;
 };
 
+// The arrays one pass reads and writes (its route).
+template <class Key, class Value>
+struct radix_pass_arrays {
+  const Key* keys_in;  // this launch's keys (offset to its first key)
+  Key* keys_out;       // the whole output array
+  const Value* values_in;  // this launch's values; null: the keys' indices
+  Value* values_out;
+};
+
 template <class Policy>
 struct radix_pass_storage {
   using block_scan = block_scan_warp_of_warps<unsigned, Policy::block_threads>;
   unsigned warp_counts[Policy::warps][Policy::radix];  // counts, then exclusive over the warps
-  unsigned digit_start[Policy::radix];                 // in the tile
   long long digit_base[Policy::radix];                 // output position of tile index 0, per digit
   typename block_scan::storage scan;
   tile_ticket ticket;
+  unsigned single_digit;  // the digit of every key of a full tile, or Policy::radix
 };
 
 // Dynamic shared memory of a pass: the tile's keys (then values) in sorted order.
@@ -82,68 +102,25 @@ constexpr std::size_t radix_exchange_bytes() {
   return static_cast<std::size_t>(Policy::tile_items) * (sizeof(Key) > value_bytes ? sizeof(Key) : value_bytes);
 }
 
-template <class Policy, radix_offsets_source Source, bool Full, class Key, class Value, class BitKey>
-__device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value, BitKey>& args,
-                                                radix_pass_storage<Policy>& s, unsigned char* exchange_bytes,
-                                                tile_ticket ticket, int valid) {
-  constexpr int B = Policy::block_threads;
-  constexpr int I = Policy::items_per_thread;
-  constexpr int R = Policy::radix;
-  constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
-  using storage_t = radix_pass_storage<Policy>;
-  const long long tile_base = static_cast<long long>(ticket.tile) * Policy::tile_items;
-  const int warp = warp_id();
-  const int first = warp * 32 * I + lane_id();  // tile index of this thread's item 0; item j at + 32 j
-  const auto in_tile = [&](int j) { return Full || first + 32 * j < valid; };
-
-  // 1. Load and count.
-  Key keys[I];
-  packed_fields<I, 8> digits;
-#pragma unroll
-  for (int j = 0; j < I; ++j) {
-    unsigned digit = 0;  // beyond the tile: never counted, never ranked (in_tile)
-    if (in_tile(j)) {
-      keys[j] = args.keys_in[tile_base + first + 32 * j];
-      digit = args.digit(keys[j]);
-      atomicAdd(&s.warp_counts[warp][digit], 1u);
-    }
-    digits.set(j, digit);
+// Value of item `index` of the launch (argsort's generated indices when values_in is null).
+template <class Key, class Value, class BitKey>
+__device__ __forceinline__ Value radix_load_value(const radix_pass_args<Key, Value, BitKey>& args,
+                                                  const radix_pass_arrays<Key, Value>& arrays, long long index) {
+  if constexpr (std::is_integral_v<Value>) {
+    return arrays.values_in != nullptr ? arrays.values_in[index] : static_cast<Value>(args.first + index);
+  } else {
+    return arrays.values_in[index];
   }
-  __syncthreads();
+}
 
-  // 2. The tile's digit counts, published (onesweep); warp counts become exclusive over the warps.
-  // Thread d < R owns digit d.
-  unsigned count = 0;
-  if (threadIdx.x < R) {
-#pragma unroll
-    for (int w = 0; w < Policy::warps; ++w) {
-      const unsigned c = s.warp_counts[w][threadIdx.x];
-      s.warp_counts[w][threadIdx.x] = count;
-      count += c;
-    }
-    if constexpr (Source == radix_offsets_source::onesweep) {
-      if (ticket.tile != 0) args.state.with_epoch(ticket.epoch).publish(ticket.tile, threadIdx.x, flag_aggregate, count);
-    }
-  }
-
-  // 3. Where each (warp, digit) starts in the tile, then the ranks, keys into shared memory.
-  const block_scan_result<unsigned> starts = storage_t::block_scan::scan(count, s.scan, plus_op{});
-  const unsigned digit_start = threadIdx.x == 0 ? 0u : starts.exclusive;
-  if (threadIdx.x < R) {
-#pragma unroll
-    for (int w = 0; w < Policy::warps; ++w) s.warp_counts[w][threadIdx.x] += digit_start;
-  }
-  __syncthreads();
-  packed_fields<I, 16> positions;
-  warp_rank_digits<I, Policy::radix_bits, Full>(digits, positions, s.warp_counts[warp], in_tile);
-  Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
-#pragma unroll
-  for (int j = 0; j < I; ++j) {
-    if (in_tile(j)) exchange_keys[positions.get(j)] = keys[j];
-  }
-
-  // 4. Where the tile's keys of each digit go.
-  if (threadIdx.x < R) {
+// Step 4 of a tile: s.digit_base[d] = output position of the tile's keys of digit d, less the
+// tile index where they start (digit_start, this thread's digit for threadIdx.x < radix). Ends
+// with a block barrier after the block's last access to the tile states.
+template <class Policy, radix_offsets_source Source, class Key, class Value, class BitKey>
+__device__ __forceinline__ void radix_find_digit_bases(const radix_pass_args<Key, Value, BitKey>& args,
+                                                       radix_pass_storage<Policy>& s, tile_ticket ticket,
+                                                       unsigned count, unsigned digit_start) {
+  if (threadIdx.x < Policy::radix) {
     unsigned long long before;
     if constexpr (Source == radix_offsets_source::onesweep) {
       const auto state = args.state.with_epoch(ticket.epoch);
@@ -164,6 +141,98 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
     // Every thread's last state access is before the barrier above.
     if (threadIdx.x == 0) finish_tile_states(args.header, ticket, args.tiles, args.state.slots, args.region_slots);
   }
+}
+
+template <class Policy, radix_offsets_source Source, bool Full, class Key, class Value, class BitKey>
+__device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value, BitKey>& args,
+                                                const radix_pass_arrays<Key, Value>& arrays,
+                                                radix_pass_storage<Policy>& s, unsigned char* exchange_bytes,
+                                                tile_ticket ticket, int valid) {
+  constexpr int B = Policy::block_threads;
+  constexpr int I = Policy::items_per_thread;
+  constexpr int R = Policy::radix;
+  constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
+  using storage_t = radix_pass_storage<Policy>;
+  const long long tile_base = static_cast<long long>(ticket.tile) * Policy::tile_items;
+  const int warp = warp_id();
+  const int first = warp * 32 * I + lane_id();  // tile index of this thread's item 0; item j at + 32 j
+  const auto in_tile = [&](int j) { return Full || first + 32 * j < valid; };
+
+  // 1. Load, then count: every load is issued before the first atomic (the compiler keeps
+  // memory operations in order around an atomic, so one loop would wait for each key in turn).
+  Key keys[I];
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    if (in_tile(j)) keys[j] = arrays.keys_in[tile_base + first + 32 * j];
+  }
+  packed_fields<I, 8> digits;
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    unsigned digit = 0;  // beyond the tile: never counted, never ranked (in_tile)
+    if (in_tile(j)) {
+      digit = args.digit(keys[j]);
+      atomicAdd(&s.warp_counts[warp][digit], 1u);
+    }
+    digits.set(j, digit);
+  }
+  __syncthreads();
+
+  // 2. The tile's digit counts, published (onesweep); warp counts become exclusive over the warps.
+  // Thread d < R owns digit d. A full tile whose keys all share one digit says so.
+  unsigned count = 0;
+  if (threadIdx.x < R) {
+#pragma unroll
+    for (int w = 0; w < Policy::warps; ++w) {
+      const unsigned c = s.warp_counts[w][threadIdx.x];
+      s.warp_counts[w][threadIdx.x] = count;
+      count += c;
+    }
+    if constexpr (Source == radix_offsets_source::onesweep) {
+      if (ticket.tile != 0) args.state.with_epoch(ticket.epoch).publish(ticket.tile, threadIdx.x, flag_aggregate, count);
+    }
+    if (Full && count == Policy::tile_items) s.single_digit = threadIdx.x;
+  }
+
+  // 3. Where each digit starts in the tile (the scan's barriers also publish s.single_digit).
+  const block_scan_result<unsigned> starts = storage_t::block_scan::scan(count, s.scan, plus_op{});
+  const unsigned digit_start = threadIdx.x == 0 ? 0u : starts.exclusive;
+
+  if constexpr (Full) {
+    const unsigned single = s.single_digit;
+    if (single < R) {
+      // One digit: the tile's order is already its sorted order. Straight to the output, keys and
+      // values from the registers, no ranking.
+      radix_find_digit_bases<Policy, Source>(args, s, ticket, count, digit_start);
+      const long long base = s.digit_base[single] + first;
+#pragma unroll
+      for (int j = 0; j < I; ++j) arrays.keys_out[base + 32 * j] = keys[j];
+      if constexpr (has_values) {
+        Value values[I];  // all loads before the first store (the arrays might alias, for all the compiler knows)
+#pragma unroll
+        for (int j = 0; j < I; ++j) values[j] = radix_load_value(args, arrays, tile_base + first + 32 * j);
+#pragma unroll
+        for (int j = 0; j < I; ++j) arrays.values_out[base + 32 * j] = values[j];
+      }
+      return;
+    }
+  }
+
+  // Ranks: every (warp, digit) from where it starts in the tile; keys into shared memory.
+  if (threadIdx.x < R) {
+#pragma unroll
+    for (int w = 0; w < Policy::warps; ++w) s.warp_counts[w][threadIdx.x] += digit_start;
+  }
+  __syncthreads();
+  packed_fields<I, 16> positions;
+  warp_rank_digits<I, Policy::radix_bits, Full, Policy::rank_atomic>(digits, positions, s.warp_counts[warp], in_tile);
+  Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    if (in_tile(j)) exchange_keys[positions.get(j)] = keys[j];
+  }
+
+  // 4. Where the tile's keys of each digit go.
+  radix_find_digit_bases<Policy, Source>(args, s, ticket, count, digit_start);
 
   // 5. Keys out, then values.
   packed_fields<I, 8> out_digits;
@@ -174,7 +243,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
     if (Full || index < valid) {
       const Key key = exchange_keys[index];
       digit = args.digit(key);
-      args.keys_out[s.digit_base[digit] + index] = key;
+      arrays.keys_out[s.digit_base[digit] + index] = key;
     }
     if constexpr (has_values) out_digits.set(k, digit);
   }
@@ -182,14 +251,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
     Value values[I];
 #pragma unroll
     for (int j = 0; j < I; ++j) {
-      if (in_tile(j)) {
-        const long long index = tile_base + first + 32 * j;
-        if constexpr (std::is_integral_v<Value>) {
-          values[j] = args.values_in != nullptr ? args.values_in[index] : static_cast<Value>(args.index_base + index);
-        } else {
-          values[j] = args.values_in[index];
-        }
-      }
+      if (in_tile(j)) values[j] = radix_load_value(args, arrays, tile_base + first + 32 * j);
     }
     __syncthreads();  // every key has left the exchange
     Value* exchange_values = reinterpret_cast<Value*>(exchange_bytes);
@@ -201,7 +263,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
 #pragma unroll
     for (int k = 0; k < I; ++k) {
       const int index = k * B + static_cast<int>(threadIdx.x);
-      if (Full || index < valid) args.values_out[s.digit_base[out_digits.get(k)] + index] = exchange_values[index];
+      if (Full || index < valid) arrays.values_out[s.digit_base[out_digits.get(k)] + index] = exchange_values[index];
     }
   }
 }
@@ -211,20 +273,41 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     radix_pass_kernel(const radix_pass_args<Key, Value, BitKey> args) {
   __shared__ radix_pass_storage<Policy> s;
   extern __shared__ __align__(16) unsigned char exchange_bytes[];
+  // Every thread works out the pass's route itself (one broadcast load and a few operations).
+  const radix_pass_route route = route_radix_pass(args.trivial_passes != nullptr ? *args.trivial_passes : 0u,
+                                                  args.pass, args.passes, args.double_buffered);
   if (threadIdx.x == 0) {
     s.ticket = Source == radix_offsets_source::onesweep ? draw_tile_ticket(args.header, args.tiles)
                                                         : tile_ticket{blockIdx.x, 0};
+    s.single_digit = Policy::radix;
   }
   for (int i = threadIdx.x; i < Policy::warps * Policy::radix; i += Policy::block_threads) {
     (&s.warp_counts[0][0])[i] = 0;
   }
   __syncthreads();
   const tile_ticket ticket = s.ticket;
+  if (!route.run) {  // a skipped pass: no tile state is touched
+    if constexpr (Source == radix_offsets_source::onesweep) {
+      if (threadIdx.x == 0) finish_tile_states(args.header, ticket, args.tiles, args.state.slots, args.region_slots);
+    }
+    return;
+  }
+  radix_pass_arrays<Key, Value> arrays;
+  arrays.keys_in = (route.read < 0 ? args.keys_source : route.read == 0 ? args.key_buffers[0] : args.key_buffers[1]) +
+                   args.first;
+  arrays.keys_out = route.write == 0 ? args.key_buffers[0] : args.key_buffers[1];
+  arrays.values_in = nullptr;
+  arrays.values_out = nullptr;
+  if constexpr (!std::is_same_v<Value, radix_no_values>) {
+    const Value* values = route.read < 0 ? args.values_source : route.read == 0 ? args.value_buffers[0] : args.value_buffers[1];
+    arrays.values_in = values != nullptr ? values + args.first : nullptr;
+    arrays.values_out = route.write == 0 ? args.value_buffers[0] : args.value_buffers[1];
+  }
   const long long remaining = args.n - static_cast<long long>(ticket.tile) * Policy::tile_items;
   if (remaining >= Policy::tile_items) {
-    radix_pass_tile<Policy, Source, true>(args, s, exchange_bytes, ticket, Policy::tile_items);
+    radix_pass_tile<Policy, Source, true>(args, arrays, s, exchange_bytes, ticket, Policy::tile_items);
   } else {
-    radix_pass_tile<Policy, Source, false>(args, s, exchange_bytes, ticket, static_cast<int>(remaining));
+    radix_pass_tile<Policy, Source, false>(args, arrays, s, exchange_bytes, ticket, static_cast<int>(remaining));
   }
 }
 

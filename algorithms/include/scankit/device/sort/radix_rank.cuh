@@ -39,7 +39,7 @@ __device__ __forceinline__ unsigned match_digit(unsigned digit, bool valid) {
 // On return positions.get(j) is the item's position: warp_counts[d] as it was, plus the item's
 // rank among the warp's items of digit d; warp_counts[d] has grown by the warp's number of such
 // items.
-template <int ItemsPerThread, int RadixBits, bool Full, class Digits, class Positions, class Valid>
+template <int ItemsPerThread, int RadixBits, bool Full, bool RankAtomic, class Digits, class Positions, class Valid>
 __device__ __forceinline__ void warp_rank_digits(const Digits& digits, Positions& positions, unsigned* warp_counts,
                                                  Valid valid_item) {
   const int lane = lane_id();
@@ -51,13 +51,19 @@ __device__ __forceinline__ void warp_rank_digits(const Digits& digits, Positions
     const unsigned peers = match_digit<RadixBits, Full>(digit, valid);
     const int leader = 31 - __clz(peers);
     unsigned count = 0;
-    if (valid && lane == leader) {
-      count = warp_counts[digit];
-      warp_counts[digit] = count + __popc(peers);
+    if constexpr (RankAtomic) {
+      if (valid && lane == leader) count = atomicAdd(&warp_counts[digit], __popc(peers));
+      count = __shfl_sync(full_warp_mask, count, leader & 31);
+      positions.set(j, count + __popc(peers & below));
+    } else {
+      if (valid && lane == leader) {
+        count = warp_counts[digit];
+        warp_counts[digit] = count + __popc(peers);
+      }
+      count = __shfl_sync(full_warp_mask, count, leader & 31);
+      positions.set(j, count + __popc(peers & below));
+      __syncwarp();
     }
-    count = __shfl_sync(full_warp_mask, count, leader & 31);
-    positions.set(j, count + __popc(peers & below));
-    __syncwarp();
   }
 }
 

@@ -12,6 +12,8 @@
 // ping-pong between two buffers: out-of-place sorts use the output and a scratch array, arranged
 // so that the last pass writes the output and the input is only read; double-buffer sorts use the
 // caller's two arrays and flip the selector once per pass (the pass count is known on the host).
+// Onesweep passes whose digit is the same for every key are skipped on the device, without a
+// synchronisation: every pass is enqueued and finds its own route (radix_pass_route.cuh).
 #pragma once
 
 #include <algorithm>
@@ -56,6 +58,13 @@ struct radix_sort_plan {
 
   // Entries of the digit starts of one pass (every portion's, plus the last hand-over).
   long long starts_per_pass() const { return (portions + 1) * Policy::radix; }
+  // onesweep: every pass's digit counts, then the mask of trivial passes (radix_pass_route.cuh).
+  static std::size_t counts_bytes(int passes) {
+    return static_cast<std::size_t>(passes) * Policy::radix * sizeof(unsigned long long) + sizeof(unsigned long long);
+  }
+  static std::size_t trivial_mask_at(int passes) {
+    return static_cast<std::size_t>(passes) * Policy::radix * sizeof(unsigned long long);
+  }
 };
 
 // alternate_keys / alternate_values: the out-of-place sort's second buffers; spare_keys: a second
@@ -89,7 +98,7 @@ radix_sort_plan<Policy> plan_radix_sort(long long n, int begin_bit, int end_bit,
     plan.scan_workspace_at = take(plan.scan_workspace_bytes);
   } else {
     plan.state_slots = multi_channel_state_slots(static_cast<std::size_t>(plan.portion_tiles), Policy::radix);
-    plan.counts_at = take(static_cast<std::size_t>(passes) * Policy::radix * sizeof(unsigned long long));
+    plan.counts_at = take(plan.counts_bytes(passes));
     plan.starts_at = take(static_cast<std::size_t>(passes * plan.starts_per_pass()) * sizeof(unsigned long long));
   }
   const bool ping_pong = passes > 1;
@@ -111,31 +120,50 @@ std::size_t radix_sort_workspace_bytes(const radix_sort_plan<Policy>& plan) {
 // Lets a kernel take `bytes` of dynamic shared memory beside its static shared memory, which
 // above 48 KiB together needs the kernel's opt-in (asked once per kernel, size and device).
 template <auto Kernel>
-void allow_dynamic_shared_memory(std::size_t bytes) {
+void allow_dynamic_shared_memory(int device, std::size_t bytes) {
   constexpr int cached_devices = 64;
   static std::atomic<std::size_t> allowed[cached_devices] = {};
-  int device = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   if (device >= 0 && device < cached_devices && allowed[device].load(std::memory_order_relaxed) >= bytes) return;
   SCANKIT_CUDA_CHECK(
       cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   if (device >= 0 && device < cached_devices) allowed[device].store(bytes, std::memory_order_relaxed);
 }
 
+// The arrays a sort's passes move between (radix_pass_route.cuh): the source, read only unless
+// double-buffered, and the two buffers.
+template <class Key, class Value>
+struct radix_sort_buffers {
+  const Key* keys_source;
+  Key* keys[2];
+  const Value* values_source;  // null: the indices (argsort)
+  Value* values[2];
+  bool double_buffered;
+};
+
 // One pass over every portion (onesweep) or the whole array (reduce-then-scan).
 template <class Policy, class Key, class Value, class BitKey>
-void run_radix_pass(const radix_sort_plan<Policy>& plan, const workspace_view& view, int pass, const BitKey& bit_key,
-                    bool descending, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
+void run_radix_pass(const radix_sort_plan<Policy>& plan, const workspace_view& view, int device, int pass,
+                    const BitKey& bit_key, bool descending, const radix_sort_buffers<Key, Value>& buffers,
                     cudaStream_t stream) {
   auto* scratch = static_cast<unsigned char*>(view.scratch);
+  const int passes = plan.passes.count();
   radix_pass_args<Key, Value, BitKey> args{};
-  args.keys_out = keys_out;
-  args.values_out = values_out;
+  args.keys_source = buffers.keys_source;
+  args.key_buffers[0] = buffers.keys[0];
+  args.key_buffers[1] = buffers.keys[1];
+  args.values_source = buffers.values_source;
+  args.value_buffers[0] = buffers.values[0];
+  args.value_buffers[1] = buffers.values[1];
+  args.pass = pass;
+  args.passes = passes;
+  args.double_buffered = buffers.double_buffered;
   args.digit = plan.passes.template digit<Key>(pass, bit_key, descending);
   args.backoff = Policy::backoff;
   constexpr std::size_t smem = radix_exchange_bytes<Policy, Key, Value>();
 
-  if (plan.reduce_then_scan) {
+  if (plan.reduce_then_scan) {  // every pass runs: the route is known here
+    const radix_pass_route route = route_radix_pass(0u, pass, passes, buffers.double_buffered);
+    const Key* keys_in = route.read < 0 ? buffers.keys_source : buffers.keys[route.read];
     auto* tile_offsets = reinterpret_cast<unsigned long long*>(scratch + plan.tile_offsets_at);
     const auto tiles = static_cast<unsigned>(plan.tiles);
     launch_kernel("radix_tile_counts_kernel (reduce-then-scan, counts)", radix_tile_counts_kernel<Policy, Key, BitKey>,
@@ -145,59 +173,55 @@ void run_radix_pass(const radix_sort_plan<Policy>& plan, const workspace_view& v
     auto* offsets64 = reinterpret_cast<std::uint64_t*>(tile_offsets);
     scankit::exclusive_scan(offsets64, offsets64, static_cast<std::int64_t>(plan.tiles) * Policy::radix,
                             std::uint64_t{0}, scan_op::plus, stream, plan.scan_workspace_bytes != 0 ? &scan_ws : nullptr);
-    args.keys_in = keys_in;
-    args.values_in = values_in;
+    args.first = 0;
     args.n = plan.n;
     args.tile_offsets = tile_offsets;
     args.tiles = tiles;
     constexpr auto kernel = radix_pass_kernel<Policy, radix_offsets_source::reduce_then_scan, Key, Value, BitKey>;
-    allow_dynamic_shared_memory<kernel>(smem);
+    allow_dynamic_shared_memory<kernel>(device, smem);
     launch_kernel_smem("radix_pass_kernel (reduce-then-scan, scatter)", kernel, tiles, Policy::block_threads, smem,
                        stream, args);
     return;
   }
 
   auto* starts = reinterpret_cast<unsigned long long*>(scratch + plan.starts_at) + pass * plan.starts_per_pass();
+  args.trivial_passes = reinterpret_cast<const unsigned*>(scratch + plan.counts_at + plan.trivial_mask_at(passes));
   args.header = static_cast<single_pass_header*>(view.header);
   args.state = multi_channel_tile_state<unsigned>{view.state_slots, static_cast<std::uint32_t>(Policy::radix), 0};
   args.region_slots = view.state_slot_count;
   constexpr auto kernel = radix_pass_kernel<Policy, radix_offsets_source::onesweep, Key, Value, BitKey>;
-  allow_dynamic_shared_memory<kernel>(smem);
+  allow_dynamic_shared_memory<kernel>(device, smem);
   const long long portion_keys = plan.portion_tiles * Policy::tile_items;
   for (long long portion = 0; portion < plan.portions; ++portion) {
-    const long long first = portion * portion_keys;
-    const long long keys = std::min(portion_keys, plan.n - first);
-    args.keys_in = keys_in + first;
-    args.values_in = values_in != nullptr ? values_in + first : nullptr;
-    args.n = keys;
-    args.index_base = first;
-    args.tiles = static_cast<unsigned>((keys + Policy::tile_items - 1) / Policy::tile_items);
+    args.first = portion * portion_keys;
+    args.n = std::min(portion_keys, plan.n - args.first);
+    args.tiles = static_cast<unsigned>((args.n + Policy::tile_items - 1) / Policy::tile_items);
     args.digit_starts = starts + portion * Policy::radix;
     args.next_digit_starts = starts + (portion + 1) * Policy::radix;
     launch_kernel_smem("radix_pass_kernel (onesweep)", kernel, args.tiles, Policy::block_threads, smem, stream, args);
   }
 }
 
-// The digit counts and starts of every onesweep pass.
+// The digit counts and starts of every onesweep pass, and the mask of trivial passes.
 template <class Policy, class Key, class BitKey>
-void run_radix_histogram(const radix_sort_plan<Policy>& plan, const workspace_view& view, const BitKey& bit_key,
-                         bool descending, const Key* keys, cudaStream_t stream) {
+void run_radix_histogram(const radix_sort_plan<Policy>& plan, const workspace_view& view, int device,
+                         const BitKey& bit_key, bool descending, const Key* keys, cudaStream_t stream) {
   using histogram_policy = radix_histogram_policy;
   constexpr int max_passes = (8 * sizeof(bit_key_result_t<BitKey, Key>) + Policy::radix_bits - 1) / Policy::radix_bits;
   auto* scratch = static_cast<unsigned char*>(view.scratch);
   auto* counts = reinterpret_cast<unsigned long long*>(scratch + plan.counts_at);
   auto* starts = reinterpret_cast<unsigned long long*>(scratch + plan.starts_at);
   const int passes = plan.passes.count();
-  SCANKIT_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(passes) * Policy::radix * sizeof(*counts), stream));
-  int device = 0, sms = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  auto* trivial = reinterpret_cast<unsigned*>(scratch + plan.counts_at + plan.trivial_mask_at(passes));
+  SCANKIT_CUDA_CHECK(cudaMemsetAsync(counts, 0, plan.counts_bytes(passes), stream));
+  int sms = 0;
   SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const long long tiles = (plan.n + histogram_policy::tile_items - 1) / histogram_policy::tile_items;
   const auto grid = static_cast<unsigned>(std::min<long long>(tiles, 4ll * sms));
   launch_kernel("radix_histogram_kernel", radix_histogram_kernel<histogram_policy, Policy::radix, max_passes, Key, BitKey>,
                 grid, histogram_policy::block_threads, stream, keys, plan.n, bit_key, descending, plan.passes, counts);
   launch_kernel("radix_digit_starts_kernel", radix_digit_starts_kernel<Policy::radix>, static_cast<unsigned>(passes),
-                Policy::radix, stream, counts, starts, plan.starts_per_pass());
+                Policy::radix, stream, counts, plan.n, starts, plan.starts_per_pass(), trivial);
 }
 
 // Fills out[i] = i (argsort with no pass to run).
@@ -263,44 +287,31 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, lon
   const detail::workspace_lease lease(ws, plan.state_slots, plan.scratch_bytes, stream);
   const workspace_view& view = lease.view();
   auto* scratch = static_cast<unsigned char*>(view.scratch);
-  // The two buffers the passes alternate between; the last pass writes buffer `last`.
-  Key* key_buffers[2];
-  Value* value_buffers[2] = {nullptr, nullptr};
-  const Key* keys_source = call.keys_in;
-  const Value* values_source = call.values_in;
+  radix_sort_buffers<Key, Value> buffers{};
+  buffers.double_buffered = call.double_buffered;
+  buffers.keys_source = call.keys_in;
+  buffers.values_source = has_values ? call.values_in : nullptr;
   if (call.double_buffered) {
-    key_buffers[0] = const_cast<Key*>(call.keys_in);
-    key_buffers[1] = call.keys_alternate;
-    value_buffers[0] = const_cast<Value*>(call.values_in);
-    value_buffers[1] = call.values_alternate;
+    buffers.keys[0] = const_cast<Key*>(call.keys_in);
+    buffers.keys[1] = call.keys_alternate;
+    buffers.values[0] = const_cast<Value*>(call.values_in);
+    buffers.values[1] = call.values_alternate;
   } else {
-    Key* final_keys = call.keys_out != nullptr ? call.keys_out : reinterpret_cast<Key*>(scratch + plan.spare_keys_at);
-    Key* other_keys = passes > 1 ? reinterpret_cast<Key*>(scratch + plan.alternate_keys_at) : nullptr;
-    // Pass p writes final_keys when passes - 1 - p is even.
-    key_buffers[0] = final_keys;
-    key_buffers[1] = other_keys;
+    // Buffer 0 is where the sorted keys end (radix_pass_route.cuh), buffer 1 the scratch copy.
+    buffers.keys[0] = call.keys_out != nullptr ? call.keys_out : reinterpret_cast<Key*>(scratch + plan.spare_keys_at);
+    buffers.keys[1] = passes > 1 ? reinterpret_cast<Key*>(scratch + plan.alternate_keys_at) : nullptr;
     if constexpr (!std::is_same_v<Value, radix_no_values>) {
-      value_buffers[0] = call.values_out;
-      value_buffers[1] = passes > 1 && has_values ? reinterpret_cast<Value*>(scratch + plan.alternate_values_at) : nullptr;
+      buffers.values[0] = call.values_out;
+      buffers.values[1] = passes > 1 && has_values ? reinterpret_cast<Value*>(scratch + plan.alternate_values_at) : nullptr;
     }
   }
+  if (!has_values) buffers.values[0] = buffers.values[1] = nullptr;
 
-  if (!plan.reduce_then_scan) run_radix_histogram(plan, view, bit_key, descending, call.keys_in, stream);
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  if (!plan.reduce_then_scan) run_radix_histogram(plan, view, device, bit_key, descending, call.keys_in, stream);
   for (int pass = 0; pass < passes; ++pass) {
-    Key* keys_target;
-    Value* values_target;
-    if (call.double_buffered) {
-      keys_target = key_buffers[(pass + 1) % 2];
-      values_target = value_buffers[(pass + 1) % 2];
-    } else {
-      const int which = (passes - 1 - pass) % 2;
-      keys_target = key_buffers[which];
-      values_target = value_buffers[which];
-    }
-    run_radix_pass(plan, view, pass, bit_key, descending, keys_source, keys_target,
-                   has_values ? values_source : nullptr, has_values ? values_target : nullptr, stream);
-    keys_source = keys_target;
-    values_source = values_target;
+    run_radix_pass(plan, view, device, pass, bit_key, descending, buffers, stream);
   }
 }
 
