@@ -173,19 +173,20 @@ struct workload_data {
 };
 
 // Pass shapes and variants other than the tuned one (template API), keys only.
-template <int B, int I, int M, unsigned FirstNs = 32, unsigned MaxNs = 1024, bool RankAtomic = false>
-using shape = scankit::device_detail::radix_pass_policy<B, I, 8, M, FirstNs, MaxNs, RankAtomic>;
+template <int B, int I, int M, int Variant = 0>
+using shape = scankit::device_detail::radix_pass_policy<B, I, 8, M, 32, 1024, Variant>;
 template <class K>
 std::function<void()> shape_launch(const std::string& row, const K* in, K* out, i64 n) {
   const auto make = [&](auto policy) -> std::function<void()> {
     using P = decltype(policy);
     return [in, out, n] { scankit::device::sort_keys<P>(in, out, n, g_stream, g_ws); };
   };
-  if (row == "shape_rank_atomic") return make(shape<384, 20, 3, 32, 1024, true>{});
-  if (row == "shape_spin") return make(shape<384, 20, 3, 0, 0>{});
-  if (row == "shape_rank_atomic_spin") return make(shape<384, 20, 3, 0, 0, true>{});
-  if (row == "shape_384x20_min2") return make(shape<384, 20, 2>{});
+  if (row == "shape_rank_atomic") return make(shape<384, 20, 3, 1>{});
+  if (row == "shape_cpp_ballots") return make(shape<384, 20, 3, 2>{});
+  if (row == "shape_digits_on") return make(shape<384, 20, 3, 4>{});
+  if (row == "shape_digits_off") return make(shape<384, 20, 3, 8>{});
   if (row == "shape_384x22_min3") return make(shape<384, 22, 3>{});
+  if (row == "shape_384x16_min3") return make(shape<384, 16, 3>{});
   if (row == "shape_256x20_min4") return make(shape<256, 20, 4>{});
   return {};
 }
@@ -327,8 +328,9 @@ void add_workload(const std::string& name, i64 n, keys_kind kind, bool argsort =
 
 void register_all() {
   const i64 big = i64{1} << 28;
-  const std::vector<std::string> shapes = {"shape_rank_atomic", "shape_spin",        "shape_rank_atomic_spin",
-                                           "shape_384x20_min2", "shape_384x22_min3", "shape_256x20_min4"};
+  const std::vector<std::string> shapes = {"shape_rank_atomic", "shape_cpp_ballots", "shape_digits_on",
+                                           "shape_digits_off",  "shape_384x22_min3", "shape_384x16_min3",
+                                           "shape_256x20_min4"};
   add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform, false, shapes);
   add_workload<std::uint32_t, std::uint32_t>("u32_u32", big, keys_kind::uniform);
   add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform);

@@ -95,11 +95,25 @@ struct radix_pass_storage {
   unsigned single_digit;  // the digit of every key of a full tile, or Policy::radix
 };
 
-// Dynamic shared memory of a pass: the tile's keys (then values) in sorted order.
-template <class Policy, class Key, class Value>
+// Whether a pass keeps each key's digit beside it in shared memory (one byte per key) for the
+// scatter, instead of computing it again from the key: when the bit-key costs more than a shift
+// and a mask (floats: the NaN and zero tests of the total order; a user's bit-key).
+template <class Policy, class Key, class BitKey>
+constexpr bool radix_exchanges_digits() {
+  if constexpr (Policy::exchange_digits >= 0) {
+    return Policy::exchange_digits == 1;
+  } else {
+    return !(std::is_integral_v<Key> && std::is_same_v<BitKey, default_bit_key<Key>>);
+  }
+}
+
+// Dynamic shared memory of a pass: the tile's keys (then values) in sorted order, and the keys'
+// digits when they are exchanged too.
+template <class Policy, class Key, class Value, class BitKey>
 constexpr std::size_t radix_exchange_bytes() {
   constexpr std::size_t value_bytes = std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value);
-  return static_cast<std::size_t>(Policy::tile_items) * (sizeof(Key) > value_bytes ? sizeof(Key) : value_bytes);
+  constexpr std::size_t item_bytes = sizeof(Key) > value_bytes ? sizeof(Key) : value_bytes;
+  return static_cast<std::size_t>(Policy::tile_items) * (item_bytes + (radix_exchanges_digits<Policy, Key, BitKey>() ? 1 : 0));
 }
 
 // Value of item `index` of the launch (argsort's generated indices when values_in is null).
@@ -224,11 +238,17 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   }
   __syncthreads();
   packed_fields<I, 16> positions;
-  warp_rank_digits<I, Policy::radix_bits, Full, Policy::rank_atomic>(digits, positions, s.warp_counts[warp], in_tile);
+  warp_rank_digits<I, Policy::radix_bits, Full, Policy::rank_atomic, Policy::cpp_ballots>(digits, positions, s.warp_counts[warp], in_tile);
+  constexpr bool exchange_digits = radix_exchanges_digits<Policy, Key, BitKey>();
   Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
+  unsigned char* exchange_digit_bytes =
+      exchange_bytes + radix_exchange_bytes<Policy, Key, Value, BitKey>() - (exchange_digits ? Policy::tile_items : 0);
 #pragma unroll
   for (int j = 0; j < I; ++j) {
-    if (in_tile(j)) exchange_keys[positions.get(j)] = keys[j];
+    if (in_tile(j)) {
+      exchange_keys[positions.get(j)] = keys[j];
+      if constexpr (exchange_digits) exchange_digit_bytes[positions.get(j)] = static_cast<unsigned char>(digits.get(j));
+    }
   }
 
   // 4. Where the tile's keys of each digit go.
@@ -242,7 +262,11 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
     unsigned digit = 0;
     if (Full || index < valid) {
       const Key key = exchange_keys[index];
-      digit = args.digit(key);
+      if constexpr (exchange_digits) {
+        digit = exchange_digit_bytes[index];
+      } else {
+        digit = args.digit(key);
+      }
       arrays.keys_out[s.digit_base[digit] + index] = key;
     }
     if constexpr (has_values) out_digits.set(k, digit);

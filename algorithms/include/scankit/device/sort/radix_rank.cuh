@@ -11,6 +11,7 @@
 // leader's update before the next row's leader (maybe another lane) reads it.
 #pragma once
 
+#include "scankit/device/sort/packed_fields.cuh"
 #include "scankit/device/util/shuffle.cuh"
 
 namespace scankit::device_detail {
@@ -22,15 +23,31 @@ __device__ __forceinline__ unsigned lanes_below_mask() {
 }
 
 // The lanes whose digit equals this lane's (for a lane with valid == false: no valid lane's).
-// Lanes outside the tile pass valid == false; Full says there are none.
-template <int RadixBits, bool Full>
-__device__ __forceinline__ unsigned match_digit(unsigned digit, bool valid) {
+// Lanes outside the tile pass valid == false; Full says there are none. The digit sits in bits
+// [offset, offset + RadixBits) of `word`. One ballot per bit; each lane keeps the ballot where its
+// own bit is set and the complement where it is clear. Written in PTX so that ptxas sees one
+// predicate per bit of the same register and moves them all at once (R2P): the C++ form of the
+// same test costs a shift, a mask and a compare per bit.
+template <int RadixBits, bool Full, bool CppBallots = false>
+__device__ __forceinline__ unsigned match_digit(unsigned word, int offset, bool valid) {
   unsigned peers = Full ? full_warp_mask : __ballot_sync(full_warp_mask, valid);
 #pragma unroll
   for (int b = 0; b < RadixBits; ++b) {
-    const bool set = (digit >> b) & 1u;
-    const unsigned ones = __ballot_sync(full_warp_mask, set);
-    peers &= set ? ones : ~ones;
+    unsigned votes;
+    if constexpr (CppBallots) {
+      const bool set = (word >> (offset + b)) & 1u;
+      votes = __ballot_sync(full_warp_mask, set);
+      votes = set ? votes : ~votes;
+    } else {
+      asm("{\n\t.reg .pred p;\n\t"
+          "and.b32 %0, %1, %2;\n\t"
+          "setp.ne.u32 p, %0, 0;\n\t"
+          "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+          "@!p not.b32 %0, %0;\n\t}"
+          : "=r"(votes)
+          : "r"(word), "r"(1u << (offset + b)));
+    }
+    peers &= votes;
   }
   return peers;
 }
@@ -39,8 +56,9 @@ __device__ __forceinline__ unsigned match_digit(unsigned digit, bool valid) {
 // On return positions.get(j) is the item's position: warp_counts[d] as it was, plus the item's
 // rank among the warp's items of digit d; warp_counts[d] has grown by the warp's number of such
 // items.
-template <int ItemsPerThread, int RadixBits, bool Full, bool RankAtomic, class Digits, class Positions, class Valid>
-__device__ __forceinline__ void warp_rank_digits(const Digits& digits, Positions& positions, unsigned* warp_counts,
+template <int ItemsPerThread, int RadixBits, bool Full, bool RankAtomic, bool CppBallots, class Valid>
+__device__ __forceinline__ void warp_rank_digits(const packed_fields<ItemsPerThread, 8>& digits,
+                                                 packed_fields<ItemsPerThread, 16>& positions, unsigned* warp_counts,
                                                  Valid valid_item) {
   const int lane = lane_id();
   const unsigned below = lanes_below_mask();
@@ -48,7 +66,8 @@ __device__ __forceinline__ void warp_rank_digits(const Digits& digits, Positions
   for (int j = 0; j < ItemsPerThread; ++j) {
     const unsigned digit = digits.get(j);
     const bool valid = Full || valid_item(j);
-    const unsigned peers = match_digit<RadixBits, Full>(digit, valid);
+    const unsigned peers =
+        match_digit<RadixBits, Full, CppBallots>(digits.words[j / 4], (j % 4) * 8, valid);
     const int leader = 31 - __clz(peers);
     unsigned count = 0;
     if constexpr (RankAtomic) {

@@ -159,7 +159,7 @@ void run_radix_pass(const radix_sort_plan<Policy>& plan, const workspace_view& v
   args.double_buffered = buffers.double_buffered;
   args.digit = plan.passes.template digit<Key>(pass, bit_key, descending);
   args.backoff = Policy::backoff;
-  constexpr std::size_t smem = radix_exchange_bytes<Policy, Key, Value>();
+  constexpr std::size_t smem = radix_exchange_bytes<Policy, Key, Value, BitKey>();
 
   if (plan.reduce_then_scan) {  // every pass runs: the route is known here
     const radix_pass_route route = route_radix_pass(0u, pass, passes, buffers.double_buffered);
