@@ -172,22 +172,47 @@ struct workload_data {
   }
 };
 
-// Pass shapes and variants other than the tuned one (template API), keys only.
-template <int B, int I, int M, int Variant = 0>
-using shape = scankit::device_detail::radix_pass_policy<B, I, 8, M, 32, 1024, Variant>;
-template <class K>
-std::function<void()> shape_launch(const std::string& row, const K* in, K* out, i64 n) {
+template <class V>
+constexpr std::size_t sort_value_bytes = sizeof(V);
+template <>
+inline constexpr std::size_t sort_value_bytes<void> = 0;
+
+// Pass shapes and variants other than the tuned one (template API). Rows name the look-back
+// window, threads x items and (optionally) the minimum blocks per SM (default 3).
+template <int B, int I, int M, int Window, int Variant = 0>
+using shape = scankit::device_detail::radix_pass_policy<B, I, 8, M, 32, 1024, Variant, Window>;
+template <class K, class V>
+std::function<void()> shape_launch(const std::string& row, const K* keys_in, K* keys_out, const V* values_in,
+                                   V* values_out, i64 n) {
   const auto make = [&](auto policy) -> std::function<void()> {
     using P = decltype(policy);
-    return [in, out, n] { scankit::device::sort_keys<P>(in, out, n, g_stream, g_ws); };
+    return [=] {
+      if constexpr (std::is_void_v<V>) {
+        scankit::device::sort_keys<P>(keys_in, keys_out, n, g_stream, g_ws);
+      } else {
+        scankit::device::sort_pairs<P>(keys_in, keys_out, values_in, values_out, n, g_stream, g_ws);
+      }
+    };
   };
-  if (row == "shape_rank_atomic") return make(shape<384, 20, 3, 1>{});
-  if (row == "shape_cpp_ballots") return make(shape<384, 20, 3, 2>{});
-  if (row == "shape_digits_on") return make(shape<384, 20, 3, 4>{});
-  if (row == "shape_digits_off") return make(shape<384, 20, 3, 8>{});
-  if (row == "shape_384x22_min3") return make(shape<384, 22, 3>{});
-  if (row == "shape_384x16_min3") return make(shape<384, 16, 3>{});
-  if (row == "shape_256x20_min4") return make(shape<256, 20, 4>{});
+  constexpr std::size_t vb = sort_value_bytes<V>;
+  if constexpr (sizeof(K) == 4 && vb == 0) {
+    if (row == "shape_w1_384x22") return make(shape<384, 22, 3, 1>{});
+    if (row == "shape_w4_384x20") return make(shape<384, 20, 3, 4>{});
+    if (row == "shape_w4_384x22") return make(shape<384, 22, 3, 4>{});
+    if (row == "shape_w8_384x22") return make(shape<384, 22, 3, 8>{});
+    if (row == "shape_w4_384x24") return make(shape<384, 24, 3, 4>{});
+  } else if constexpr (sizeof(K) == 8 && vb == 0) {
+    if (row == "shape_w4_384x16") return make(shape<384, 16, 3, 4>{});
+    if (row == "shape_w4_384x14") return make(shape<384, 14, 3, 4>{});
+    if (row == "shape_w4_384x18_min2") return make(shape<384, 18, 2, 4>{});
+  } else if constexpr (sizeof(K) == 4 && vb == 4) {
+    if (row == "shape_w4_384x16") return make(shape<384, 16, 3, 4>{});
+    if (row == "shape_w4_384x18") return make(shape<384, 18, 3, 4>{});
+  } else if constexpr (sizeof(K) == 8 && vb == 8) {
+    if (row == "shape_w4_384x12") return make(shape<384, 12, 3, 4>{});
+    if (row == "shape_w4_384x10") return make(shape<384, 10, 3, 4>{});
+    if (row == "shape_w4_384x14_min2") return make(shape<384, 14, 2, 4>{});
+  }
   return {};
 }
 
@@ -245,8 +270,10 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
       }
     };
   } else if (row.rfind("shape_", 0) == 0) {
-    if constexpr (!pairs && (std::is_same_v<K, std::uint32_t> || std::is_same_v<K, float>)) {
-      launch = shape_launch(row, d.keys, d.our_keys, n);
+    if constexpr (pairs) {
+      if (!argsort) launch = shape_launch<K, V>(row, d.keys, d.our_keys, d.values, d.our_values, n);
+    } else {
+      launch = shape_launch<K, void>(row, d.keys, d.our_keys, nullptr, nullptr, n);
     }
     if (!launch) throw std::runtime_error("no such shape row for this workload");
   } else {
@@ -328,22 +355,24 @@ void add_workload(const std::string& name, i64 n, keys_kind kind, bool argsort =
 
 void register_all() {
   const i64 big = i64{1} << 28;
-  const std::vector<std::string> shapes = {"shape_rank_atomic", "shape_cpp_ballots", "shape_digits_on",
-                                           "shape_digits_off",  "shape_384x22_min3", "shape_384x16_min3",
-                                           "shape_256x20_min4"};
-  add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform, false, shapes);
-  add_workload<std::uint32_t, std::uint32_t>("u32_u32", big, keys_kind::uniform);
-  add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform);
-  add_workload<std::uint64_t, std::uint64_t>("u64_u64", big, keys_kind::uniform);
+  const std::vector<std::string> keys4 = {"shape_w1_384x22", "shape_w4_384x20", "shape_w4_384x22", "shape_w8_384x22",
+                                          "shape_w4_384x24"};
+  add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform, false, keys4);
+  add_workload<std::uint32_t, std::uint32_t>("u32_u32", big, keys_kind::uniform, false,
+                                             {"shape_w4_384x16", "shape_w4_384x18"});
+  add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform, false,
+                                    {"shape_w4_384x16", "shape_w4_384x14", "shape_w4_384x18_min2"});
+  add_workload<std::uint64_t, std::uint64_t>("u64_u64", big, keys_kind::uniform, false,
+                                             {"shape_w4_384x12", "shape_w4_384x10", "shape_w4_384x14_min2"});
   add_workload<std::uint8_t, void>("u8", big, keys_kind::uniform);
   add_workload<std::uint16_t, void>("u16", big, keys_kind::uniform);
-  add_workload<float, void>("f32", big, keys_kind::f32_unit, false, shapes);
-  add_workload<std::uint32_t, void>("u32_8distinct", big, keys_kind::distinct8);
-  add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted);
+  add_workload<float, void>("f32", big, keys_kind::f32_unit, false, {"shape_w4_384x20", "shape_w4_384x22"});
+  add_workload<std::uint32_t, void>("u32_8distinct", big, keys_kind::distinct8, false, {"shape_w4_384x22"});
+  add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted, false, {"shape_w4_384x22"});
   add_workload<std::uint32_t, void>("u32_below2p20", big, keys_kind::below2p20);
   add_workload<float, std::int32_t>("argsort_f32_i32", big, keys_kind::f32_unit, true);
-  add_workload<std::uint32_t, void>("u32_2p16", i64{1} << 16, keys_kind::uniform);
-  add_workload<std::uint32_t, void>("u32_2p20", i64{1} << 20, keys_kind::uniform);
+  add_workload<std::uint32_t, void>("u32_2p16", i64{1} << 16, keys_kind::uniform, false, {"shape_w4_384x22"});
+  add_workload<std::uint32_t, void>("u32_2p20", i64{1} << 20, keys_kind::uniform, false, {"shape_w4_384x22"});
 }
 
 void setup_gpu() {

@@ -40,6 +40,7 @@ struct channel_prefix_args {
   std::uint32_t* exclusive_out;  // [tile][channel]
 };
 
+template <int Window>
 __global__ void __launch_bounds__(block_threads) channel_prefix_kernel(channel_prefix_args args) {
   extern __shared__ std::uint32_t shared_words[];  // counts[channels], then exclusive[channels]
   __shared__ dd::tile_ticket ticket;
@@ -61,7 +62,7 @@ __global__ void __launch_bounds__(block_threads) channel_prefix_kernel(channel_p
   }
   __syncthreads();
 
-  dd::block_channel_look_back(state, drawn.tile, counts, exclusive, test_backoff);
+  dd::block_channel_look_back<Window>(state, drawn.tile, counts, exclusive, test_backoff);
   if (threadIdx.x == 0) dd::finish_tile_states(args.header, drawn, args.tiles, args.state.slots, args.region_slots);
   for (std::uint32_t c = threadIdx.x; c < channels; c += blockDim.x) {
     args.exclusive_out[static_cast<std::size_t>(drawn.tile) * channels + c] = exclusive[c];
@@ -118,11 +119,13 @@ struct launch_shape {
   int tile_items;
   unsigned straggler_ns = 0;
   bool in_place = false;
+  int window = 1;  // predecessors read per look-back step: 1 or 6
 };
 
 std::string describe(const launch_shape& s) {
   return "n " + std::to_string(s.n) + ", channels " + std::to_string(s.channels) + ", tile " +
-         std::to_string(s.tile_items) + (s.straggler_ns > 0 ? ", stragglers" : "") + (s.in_place ? ", in place" : "");
+         std::to_string(s.tile_items) + (s.straggler_ns > 0 ? ", stragglers" : "") + (s.in_place ? ", in place" : "") +
+         ", window " + std::to_string(s.window);
 }
 
 std::uint32_t tiles_for(const launch_shape& s) {
@@ -176,7 +179,11 @@ class channel_state_rig {
     args.in_place = s.in_place;
     args.exclusive_out = d_out.data();
     const std::size_t shared_bytes = 2 * sizeof(std::uint32_t) * s.channels;
-    channel_prefix_kernel<<<tiles, block_threads, shared_bytes>>>(args);
+    if (s.window == 1) {
+      channel_prefix_kernel<1><<<tiles, block_threads, shared_bytes>>>(args);
+    } else {
+      channel_prefix_kernel<6><<<tiles, block_threads, shared_bytes>>>(args);
+    }
     SCANKIT_CUDA_CHECK(cudaGetLastError());
     SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -193,7 +200,7 @@ class channel_state_rig {
 constexpr std::uint32_t epoch_of(const dd::single_pass_header& h) { return static_cast<std::uint32_t>(h.ticket >> 32); }
 constexpr std::uint32_t drawn_of(const dd::single_pass_header& h) { return static_cast<std::uint32_t>(h.ticket); }
 
-// Tiles of 1024 and 3840 items; 2, 16, 256 channels, a non-power of two (100) and more channels
+// Tiles of 1024 and 3840 items, look-back windows of 1 and 6; 2, 16, 256 channels, a non-power of two (100) and more channels
 // than threads (512 on 256 threads); 1, 2, 33 and thousands of tiles.
 TEST(MultiChannelLookBack, MatchesHostReference) {
   SCANKIT_REQUIRE_GPU();
@@ -211,10 +218,12 @@ TEST(MultiChannelLookBack, MatchesHostReference) {
     for (std::uint32_t channels : {2u, 16u, 100u, 256u, 512u}) {
       for (long long n : sizes) {
         for (unsigned straggler_ns : {0u, 20000u}) {
-          const launch_shape shape{n, channels, tile_items, straggler_ns, false};
-          if (straggler_ns > 0 && tiles_for(shape) < 33) continue;
-          SCOPED_TRACE(describe(shape));
-          EXPECT_TRUE(rig.run(shape, run_seed++));
+          for (int window : {1, 6}) {
+            const launch_shape shape{n, channels, tile_items, straggler_ns, false, window};
+            if (straggler_ns > 0 && tiles_for(shape) < 33) continue;
+            SCOPED_TRACE(describe(shape));
+            EXPECT_TRUE(rig.run(shape, run_seed++));
+          }
         }
       }
     }
@@ -255,6 +264,7 @@ TEST(MultiChannelLookBack, ManyLaunchesReuseUnclearedState) {
     shape.tile_items = (rng() & 1) != 0 ? 1024 : 3840;
     shape.straggler_ns = (rng() & 1) != 0 ? 5000u : 0u;
     shape.in_place = (rng() & 1) != 0;
+    shape.window = (rng() & 1) != 0 ? 6 : 1;
     SCOPED_TRACE("launch " + std::to_string(launch) + ": " + describe(shape));
     ASSERT_TRUE(rig.run(shape, rng()));
   }

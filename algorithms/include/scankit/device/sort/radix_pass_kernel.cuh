@@ -139,7 +139,7 @@ __device__ __forceinline__ void radix_find_digit_bases(const radix_pass_args<Key
     if constexpr (Source == radix_offsets_source::onesweep) {
       const auto state = args.state.with_epoch(ticket.epoch);
       unsigned earlier = 0;
-      if (ticket.tile != 0) earlier = channel_look_back(state, ticket.tile, threadIdx.x, args.backoff);
+      if (ticket.tile != 0) earlier = channel_look_back<Policy::look_back_window>(state, ticket.tile, threadIdx.x, args.backoff);
       state.publish(ticket.tile, threadIdx.x, flag_prefix, earlier + count);
       before = args.digit_starts[threadIdx.x] + earlier;
       if (ticket.tile == args.tiles - 1 && args.next_digit_starts != nullptr) {

@@ -9,7 +9,7 @@ namespace scankit::device_detail {
 
 // BlockThreads threads each rank ItemsPerThread keys of a tile, RadixBits bits per digit pass.
 template <int BlockThreads, int ItemsPerThread, int RadixBits = 8, int MinBlocksPerSm = 0, unsigned BackoffFirstNs = 32,
-          unsigned BackoffMaxNs = 1024, int Variant = 0>
+          unsigned BackoffMaxNs = 1024, int Variant = 0, int LookBackWindow = 1>
 struct radix_pass_policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "the block must be whole warps, at most 1024 threads");
   static_assert(RadixBits >= 5 && RadixBits <= 8, "digits of 5 to 8 bits (the digit scans take whole warps)");
@@ -24,6 +24,8 @@ struct radix_pass_policy {
   static constexpr int radix = 1 << RadixBits;
   static_assert(radix <= BlockThreads, "one thread per digit looks back: the block needs at least 2^bits threads");
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
+  // Predecessors each digit's look-back reads per step (channel_look_back.cuh).
+  static constexpr int look_back_window = LookBackWindow;
   // Experiment switches (bench_sort rows): 1 rank by atomicAdd, 2 C++ ballots, 4 exchange digits
   // always, 8 never.
   static constexpr bool rank_atomic = (Variant & 1) != 0;

@@ -20,12 +20,12 @@
 // prefix are stored by the same thread to the same word, so no reader sees the aggregate after
 // the prefix (coherence); either one gives a correct sum anyway.
 //
-// The walk reads one tile per step: each step is one dependent load. It usually ends at the
-// first or second predecessor, whose prefix is published soon after its aggregate; it grows long
-// only behind a tile that is late to publish. Reading K predecessors per step (K independent
-// loads in flight, adding from the nearest back to the first prefix among them) would turn a walk
-// of L steps into ceil(L / K), at the price of K loads per channel where one would have done and
-// K more registers; whether that pays is for the benchmarks of the sort to decide.
+// A walk step reads Window predecessors at once (independent loads, all in flight together) and
+// adds from the nearest back to the first prefix among them; a word not yet published ends the
+// step there, and the next step starts from it after a back-off. With one tile per step a walk of
+// L tiles costs L dependent loads; in a one-sweep radix sort pass, where the prefixes are
+// published late (after the ranking), walks of four or five tiles are common, and reading a
+// window makes them one or two round trips for Window - 1 more loads per channel.
 #pragma once
 
 #include <cstdint>
@@ -37,24 +37,39 @@
 namespace scankit::device_detail {
 
 // One thread per channel, tile >= 1: the sum of the channel's counts over tiles 0 .. tile - 1.
-template <class Count>
+template <int Window = 1, class Count>
 __device__ __forceinline__ Count channel_look_back(const multi_channel_tile_state<Count>& state, long long tile,
                                                    std::uint32_t channel, look_back_backoff backoff) {
+  static_assert(Window >= 1 && Window <= 32, "a window of 1 to 32 predecessors");
   Count exclusive = 0;
-  long long predecessor = tile - 1;
+  long long nearest = tile - 1;  // the nearest predecessor not yet added
   unsigned delay = backoff.first_ns;
   for (;;) {
-    Count count;
-    const tile_flag flag = state.read(predecessor, channel, count);
-    if (flag == flag_none) {
+    Count counts[Window];
+    tile_flag flags[Window];
+#pragma unroll
+    for (int k = 0; k < Window; ++k) {
+      flags[k] = flag_prefix;  // below tile 0: never reached (tile 0 publishes a prefix)
+      counts[k] = 0;
+      if (nearest - k >= 0) flags[k] = state.read(nearest - k, channel, counts[k]);
+    }
+    bool waiting = false;
+#pragma unroll
+    for (int k = 0; k < Window; ++k) {
+      if (flags[k] == flag_none) {
+        waiting = true;
+        break;
+      }
+      exclusive = static_cast<Count>(exclusive + counts[k]);
+      --nearest;
+      if (flags[k] == flag_prefix) return exclusive;
+    }
+    if (waiting) {
       if (delay > 0) __nanosleep(delay);
       delay = delay * 2 < backoff.max_ns ? delay * 2 : backoff.max_ns;
-      continue;
+    } else {
+      delay = backoff.first_ns;
     }
-    exclusive = static_cast<Count>(exclusive + count);
-    if (flag == flag_prefix) return exclusive;
-    --predecessor;  // tile 0 publishes only prefixes, so predecessor stays >= 0
-    delay = backoff.first_ns;
   }
 }
 
@@ -66,7 +81,7 @@ __device__ __forceinline__ Count channel_look_back(const multi_channel_tile_stat
 // exclusive[c] (shared memory; may be `counts` itself, each entry is read before it is
 // overwritten, by the thread that owns it) holds the tile's exclusive prefix for channel c, and
 // the block has made its last access to the state: one thread may then call finish_tile_states.
-template <class Count>
+template <int Window = 1, class Count>
 __device__ __forceinline__ void block_channel_look_back(const multi_channel_tile_state<Count>& state, long long tile,
                                                         const Count* counts, Count* exclusive,
                                                         look_back_backoff backoff) {
@@ -82,7 +97,7 @@ __device__ __forceinline__ void block_channel_look_back(const multi_channel_tile
     }
     for (std::uint32_t c = threadIdx.x; c < channels; c += blockDim.x) {
       const Count own = counts[c];
-      const Count before = channel_look_back(state, tile, c, backoff);
+      const Count before = channel_look_back<Window>(state, tile, c, backoff);
       state.publish(tile, c, flag_prefix, static_cast<Count>(before + own));
       exclusive[c] = before;
     }
