@@ -17,15 +17,17 @@
 namespace scankit::testing {
 namespace {
 
-// Keys per tile of the tuned shapes: 384 x 20 (keys only), 384 x 16 (keys + 4-byte values or
-// 8-byte keys), 384 x 12 (wider).
+// Around the one-block limits (4096 keys when key + value take up to 8 bytes, else 3072) and the
+// tiles of the tuned pass shapes: 384 x 24 (keys of up to 4 bytes), 384 x 18 (4-byte keys and
+// values), 384 x 16 (other items of 8 bytes), 384 x 14 (wider).
 std::vector<std::int64_t> sort_sizes(std::uint64_t seed) {
   const bool small = sort_small_sizes_only();
   std::mt19937_64 rng(seed);
-  std::vector<std::int64_t> sizes = {0, 1, 2, 31, 33, 4607, 4608, 4609, 6143, 6144, 6145, 7679, 7680, 7681};
-  sizes.push_back(static_cast<std::int64_t>(5 * 7680 + rng() % 7680));
+  std::vector<std::int64_t> sizes = {0,    1,    2,    31,   33,   3071, 3072, 3073, 4095, 4096, 4097, 5375,
+                                     5376, 5377, 6143, 6144, 6145, 6911, 6912, 6913, 9215, 9216, 9217};
+  sizes.push_back(static_cast<std::int64_t>(5 * 9216 + rng() % 9216));
   if (!small) {
-    sizes.push_back(static_cast<std::int64_t>(40 * 7680 + rng() % 7680));
+    sizes.push_back(static_cast<std::int64_t>(40 * 9216 + rng() % 9216));
     sizes.push_back((std::int64_t{1} << 20) + 7);
   }
   return sizes;
@@ -378,16 +380,16 @@ TEST(SortSkippedPasses, OddPassCountDoubleBuffer) {
   }
 }
 
-// Runs of 30720 keys (5 tiles of 384 x 16, 4 of 384 x 20) share their top byte: most full tiles
+// Runs of 64512 keys (7 tiles of 384 x 24, 12 of 384 x 14) share their top byte: most full tiles
 // hold one digit in the last pass and go straight to the output; the other bytes are random.
 TEST(SortSingleDigitTiles, RunsOfOneTopByte) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
-  const std::int64_t n = 30720 * 9 + 4321;
+  const std::int64_t n = 64512 * 5 + 4321;
   std::mt19937_64 rng(seed);
   std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    keys[i] = static_cast<std::uint32_t>((i / 30720 * 37 % 256) << 24) | (static_cast<std::uint32_t>(rng()) & 0xffffffu);
+    keys[i] = static_cast<std::uint32_t>((i / 64512 * 37 % 256) << 24) | (static_cast<std::uint32_t>(rng()) & 0xffffffu);
   }
   std::vector<std::uint64_t> values(keys.size());
   std::iota(values.begin(), values.end(), std::uint64_t{1} << 40);

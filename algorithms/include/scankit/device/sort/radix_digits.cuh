@@ -8,6 +8,9 @@
 
 namespace scankit::device_detail {
 
+// The value type of a keys-only sort.
+struct radix_no_values {};
+
 // Digit `mask` of a key's ordered bits shifted right by `shift`, complemented first when
 // descending (flip all ones: the complement reverses the order; the ranking stays stable).
 template <class Key, class BitKey>

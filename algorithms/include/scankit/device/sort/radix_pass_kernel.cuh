@@ -40,9 +40,6 @@
 
 namespace scankit::device_detail {
 
-// The value type of a keys-only sort.
-struct radix_no_values {};
-
 enum class radix_offsets_source { onesweep, reduce_then_scan };
 
 template <class Key, class Value, class BitKey>

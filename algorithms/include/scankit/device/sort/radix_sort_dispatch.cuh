@@ -25,6 +25,7 @@
 
 #include <cuda_runtime.h>
 
+#include "scankit/device/sort/radix_block_sort.cuh"
 #include "scankit/device/sort/radix_histogram.cuh"
 #include "scankit/device/sort/radix_pass_kernel.cuh"
 #include "scankit/device/sort/sort_policy.cuh"
@@ -257,6 +258,33 @@ radix_sort_plan<Policy> plan_for(const radix_sort_call<Policy, Key, Value, BitKe
                                              has_values && !call.double_buffered, call.keys_out == nullptr);
 }
 
+// A sort of at most BlockPolicy::tile_items keys in one launch of one block; it reads everything
+// before it writes, so a double-buffered sort with an even pass count sorts in place.
+template <class BlockPolicy, class Policy, class Key, class Value, class BitKey>
+void run_radix_block_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, long long n,
+                          const radix_passes& passes, bool descending, const BitKey& bit_key, int device,
+                          cudaStream_t stream) {
+  radix_block_sort_args<Key, Value, BitKey> args{};
+  const bool to_alternate = call.double_buffered && passes.count() % 2 == 1;
+  args.keys_in = call.keys_in;
+  args.keys_out = call.double_buffered ? (to_alternate ? call.keys_alternate : const_cast<Key*>(call.keys_in)) : call.keys_out;
+  if constexpr (!std::is_same_v<Value, radix_no_values>) {
+    if (call.values_out != nullptr) {
+      args.values_in = call.values_in;
+      args.values_out = call.double_buffered ? (to_alternate ? call.values_alternate : const_cast<Value*>(call.values_in))
+                                             : call.values_out;
+    }
+  }
+  args.n = static_cast<int>(n);
+  args.passes = passes;
+  args.bit_key = bit_key;
+  args.descending = descending;
+  constexpr std::size_t smem = radix_block_sort_bytes<BlockPolicy, Key, Value>();
+  constexpr auto kernel = radix_block_sort_kernel<BlockPolicy, Key, Value, BitKey>;
+  allow_dynamic_shared_memory<kernel>(device, smem);
+  launch_kernel_smem("radix_block_sort_kernel", kernel, 1u, BlockPolicy::block_threads, smem, stream, args);
+}
+
 template <class Policy, class Key, class Value, class BitKey>
 void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, long long n, int begin_bit, int end_bit,
                     bool descending, bool reduce_then_scan, const BitKey& bit_key, cudaStream_t stream, workspace* ws) {
@@ -284,6 +312,14 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, lon
     return;
   }
 
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  using block_policy = typename radix_sort_tuning<sizeof(Key), std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value)>::block;
+  if (Policy::block_sort && !plan.reduce_then_scan && n <= block_policy::tile_items) {
+    run_radix_block_sort<block_policy>(call, n, plan.passes, descending, bit_key, device, stream);
+    return;
+  }
+
   const detail::workspace_lease lease(ws, plan.state_slots, plan.scratch_bytes, stream);
   const workspace_view& view = lease.view();
   auto* scratch = static_cast<unsigned char*>(view.scratch);
@@ -307,8 +343,6 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, lon
   }
   if (!has_values) buffers.values[0] = buffers.values[1] = nullptr;
 
-  int device = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   if (!plan.reduce_then_scan) run_radix_histogram(plan, view, device, bit_key, descending, call.keys_in, stream);
   for (int pass = 0; pass < passes; ++pass) {
     run_radix_pass(plan, view, device, pass, bit_key, descending, buffers, stream);

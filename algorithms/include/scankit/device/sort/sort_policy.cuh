@@ -27,18 +27,36 @@ struct radix_pass_policy {
   // Predecessors each digit's look-back reads per step (channel_look_back.cuh).
   static constexpr int look_back_window = LookBackWindow;
   // Experiment switches (bench_sort rows): 1 rank by atomicAdd, 2 C++ ballots, 4 exchange digits
-  // always, 8 never.
+  // always, 8 never, 16 no one-block sort for small inputs.
   static constexpr bool rank_atomic = (Variant & 1) != 0;
   static constexpr bool cpp_ballots = (Variant & 2) != 0;
   static constexpr int exchange_digits = (Variant & 4) ? 1 : (Variant & 8) ? 0 : -1;
+  static constexpr bool block_sort = (Variant & 16) == 0;
+};
+
+// Small sorts in one block (radix_block_sort.cuh): BlockThreads threads hold ItemsPerThread keys
+// each; 8-bit digits, one thread per digit at least.
+template <int BlockThreads, int ItemsPerThread>
+struct radix_block_sort_policy {
+  static_assert(BlockThreads % 32 == 0 && BlockThreads >= 256 && BlockThreads <= 1024,
+                "whole warps, at least one thread per 8-bit digit");
+  static constexpr int block_threads = BlockThreads;
+  static constexpr int warps = BlockThreads / 32;
+  static constexpr int items_per_thread = ItemsPerThread;
+  static constexpr int tile_items = BlockThreads * ItemsPerThread;
+  static constexpr int radix_bits = 8;
+  static constexpr int radix = 256;
 };
 
 // Tuned for the H200 (docs/tuning.md).
 template <std::size_t KeyBytes, std::size_t ValueBytes>
 struct radix_sort_tuning {
-  static constexpr int block_threads = 384;
-  static constexpr int items_per_thread = KeyBytes + ValueBytes <= 4 ? 20 : KeyBytes + ValueBytes <= 8 ? 16 : 12;
-  using pass = radix_pass_policy<block_threads, items_per_thread, 8, 3>;
+  static constexpr std::size_t item_bytes = KeyBytes + ValueBytes;
+  static constexpr int items_per_thread = item_bytes <= 4 ? 24 : KeyBytes == 4 && ValueBytes == 4 ? 18 : item_bytes <= 8 ? 16 : 14;
+  static constexpr int min_blocks_per_sm = item_bytes <= 8 ? 3 : 2;
+  using pass = radix_pass_policy<384, items_per_thread, 8, min_blocks_per_sm, 32, 1024, 0, 4>;
+  // Sorts of at most block::tile_items keys run in one block (radix_block_sort.cuh).
+  using block = radix_block_sort_policy<512, item_bytes <= 8 ? 8 : 6>;
 };
 
 // The histogram pass (every digit of every pass from one read of the keys).

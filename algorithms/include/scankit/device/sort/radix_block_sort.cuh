@@ -1,0 +1,141 @@
+// Device layer of the radix sort: small arrays sorted by one block in one launch.
+//
+// Up to Policy::tile_items keys (and their values) fit one block: every pass runs in shared
+// memory, with no histogram kernel, no look-back and no launch per pass, which is what a few
+// thousand keys cost in the multi-block sort (seven launches, each a few microseconds). A pass
+// is the pass kernel's tile without the global part: count per warp and digit, a block scan over
+// the digits, the warp-level multisplit rank (radix_rank.cuh), and the keys and values exchanged
+// through shared memory into sorted order; each thread then takes its items back from the sorted
+// order, warp-striped as they were loaded, so the next pass ranks them in that order (stable).
+// A pass whose digit is the same for every key changes nothing and is skipped.
+#pragma once
+
+#include <type_traits>
+
+#include "scankit/device/block/block_scan_warp_of_warps.cuh"
+#include "scankit/device/sort/packed_fields.cuh"
+#include "scankit/device/sort/radix_digits.cuh"
+#include "scankit/device/sort/radix_histogram.cuh"
+#include "scankit/device/sort/radix_rank.cuh"
+#include "scankit/device/sort/sort_policy.cuh"
+
+namespace scankit::device_detail {
+
+template <class Key, class Value, class BitKey>
+struct radix_block_sort_args {
+  const Key* keys_in;
+  Key* keys_out;
+  const Value* values_in;  // null: the keys' indices (argsort)
+  Value* values_out;       // null: keys only
+  int n;
+  radix_passes passes;
+  BitKey bit_key;
+  bool descending;
+};
+
+// Dynamic shared memory: the keys' exchange, then the values'.
+template <class Policy, class Key, class Value>
+constexpr std::size_t radix_block_sort_bytes() {
+  constexpr std::size_t value_bytes = std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value);
+  return static_cast<std::size_t>(Policy::tile_items) * (sizeof(Key) + value_bytes);
+}
+
+template <class Policy, class Key, class Value, class BitKey>
+__global__ void __launch_bounds__(Policy::block_threads)
+    radix_block_sort_kernel(const radix_block_sort_args<Key, Value, BitKey> args) {
+  constexpr int I = Policy::items_per_thread;
+  constexpr int R = Policy::radix;
+  constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
+  using block_scan = block_scan_warp_of_warps<unsigned, Policy::block_threads>;
+  __shared__ unsigned warp_counts[Policy::warps][R];
+  __shared__ typename block_scan::storage scan_storage;
+  extern __shared__ __align__(16) unsigned char exchange_bytes[];
+  Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
+  Value* exchange_values = reinterpret_cast<Value*>(exchange_bytes + sizeof(Key) * Policy::tile_items);
+
+  const int warp = warp_id();
+  const int first = warp * 32 * I + lane_id();  // item j of this thread: first + 32 j
+  const auto valid = [&](int j) { return first + 32 * j < args.n; };
+  Key keys[I];
+  Value values[I];
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    if (valid(j)) keys[j] = args.keys_in[first + 32 * j];
+  }
+  if constexpr (has_values) {
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (valid(j)) {
+        if constexpr (std::is_integral_v<Value>) {
+          values[j] = args.values_in != nullptr ? args.values_in[first + 32 * j] : static_cast<Value>(first + 32 * j);
+        } else {
+          values[j] = args.values_in[first + 32 * j];
+        }
+      }
+    }
+  }
+
+  const int pass_count = args.passes.count();
+  for (int pass = 0; pass < pass_count; ++pass) {
+    const radix_digit<Key, BitKey> digit_of = args.passes.template digit<Key>(pass, args.bit_key, args.descending);
+    for (int i = threadIdx.x; i < Policy::warps * R; i += Policy::block_threads) (&warp_counts[0][0])[i] = 0;
+    __syncthreads();  // also: the previous pass has read the exchange back
+    packed_fields<I, 8> digits;
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      unsigned digit = 0;
+      if (valid(j)) {
+        digit = digit_of(keys[j]);
+        atomicAdd(&warp_counts[warp][digit], 1u);
+      }
+      digits.set(j, digit);
+    }
+    __syncthreads();
+    unsigned count = 0;
+    if (threadIdx.x < R) {
+#pragma unroll
+      for (int w = 0; w < Policy::warps; ++w) {
+        const unsigned c = warp_counts[w][threadIdx.x];
+        warp_counts[w][threadIdx.x] = count;
+        count += c;
+      }
+    }
+    if (__syncthreads_or(threadIdx.x < R && count == static_cast<unsigned>(args.n))) continue;
+    const block_scan_result<unsigned> starts = block_scan::scan(count, scan_storage, plus_op{});
+    const unsigned digit_start = threadIdx.x == 0 ? 0u : starts.exclusive;
+    if (threadIdx.x < R) {
+#pragma unroll
+      for (int w = 0; w < Policy::warps; ++w) warp_counts[w][threadIdx.x] += digit_start;
+    }
+    __syncthreads();
+    packed_fields<I, 16> positions;
+    warp_rank_digits<I, Policy::radix_bits, false, false, false>(digits, positions, warp_counts[warp], valid);
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (valid(j)) {
+        exchange_keys[positions.get(j)] = keys[j];
+        if constexpr (has_values) exchange_values[positions.get(j)] = values[j];
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (valid(j)) {
+        keys[j] = exchange_keys[first + 32 * j];
+        if constexpr (has_values) values[j] = exchange_values[first + 32 * j];
+      }
+    }
+  }
+  __syncthreads();  // in place (double-buffered, even pass count): every load is done
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    if (valid(j)) {
+      if (args.keys_out != nullptr) args.keys_out[first + 32 * j] = keys[j];
+      if constexpr (has_values) {
+        if (args.values_out != nullptr) args.values_out[first + 32 * j] = values[j];
+      }
+    }
+  }
+}
+
+}  // namespace scankit::device_detail
