@@ -177,43 +177,24 @@ constexpr std::size_t sort_value_bytes = sizeof(V);
 template <>
 inline constexpr std::size_t sort_value_bytes<void> = 0;
 
-// Pass shapes and variants other than the tuned one (template API). Rows name the look-back
-// window, threads x items and (optionally) the minimum blocks per SM (default 3).
-template <int B, int I, int M, int Window, int Variant = 0>
-using shape = scankit::device_detail::radix_pass_policy<B, I, 8, M, 32, 1024, Variant, Window>;
+// The tuned pass shape without the one-block path for small inputs (template API): what a small
+// sort would cost in the multi-block pipeline.
 template <class K, class V>
 std::function<void()> shape_launch(const std::string& row, const K* keys_in, K* keys_out, const V* values_in,
                                    V* values_out, i64 n) {
-  const auto make = [&](auto policy) -> std::function<void()> {
-    using P = decltype(policy);
-    return [=] {
-      scankit::sort_options options;
-      options.floats = scankit::float_order::raw_bits;  // CUB's order, as the other rows
-      if constexpr (std::is_void_v<V>) {
-        scankit::device::sort_keys<P>(keys_in, keys_out, n, g_stream, g_ws, options);
-      } else {
-        scankit::device::sort_pairs<P>(keys_in, keys_out, values_in, values_out, n, g_stream, g_ws, options);
-      }
-    };
+  if (row != "shape_multi_block") return {};
+  using tuned = scankit::device_detail::radix_sort_tuning<sizeof(K), sort_value_bytes<V>>;
+  using P = scankit::device_detail::radix_pass_policy<384, tuned::items_per_thread, 8, tuned::min_blocks_per_sm, 32,
+                                                      1024, 4, false>;
+  return [=] {
+    scankit::sort_options options;
+    options.floats = scankit::float_order::raw_bits;  // CUB's order, as the other rows
+    if constexpr (std::is_void_v<V>) {
+      scankit::device::sort_keys<P>(keys_in, keys_out, n, g_stream, g_ws, options);
+    } else {
+      scankit::device::sort_pairs<P>(keys_in, keys_out, values_in, values_out, n, g_stream, g_ws, options);
+    }
   };
-  constexpr std::size_t vb = sort_value_bytes<V>;
-  if constexpr (sizeof(K) <= 4 && vb == 0) {
-    if (row == "shape_w4_384x22") return make(shape<384, 22, 3, 4>{});
-    if (row == "shape_w4_384x26") return make(shape<384, 26, 3, 4>{});
-    if (row == "shape_multi_block") return make(shape<384, 24, 3, 4, 16>{});
-  } else if constexpr (sizeof(K) == 8 && vb == 0) {
-    if (row == "shape_w8_384x16") return make(shape<384, 16, 3, 8>{});
-    if (row == "shape_w4_384x18") return make(shape<384, 18, 3, 4>{});
-  } else if constexpr (sizeof(K) == 4 && vb == 4) {
-    if (row == "shape_w4_384x20") return make(shape<384, 20, 3, 4>{});
-    if (row == "shape_w4_384x16") return make(shape<384, 16, 3, 4>{});
-  } else if constexpr (sizeof(K) == 8 && vb == 8) {
-    if (row == "shape_w4_384x16_min2") return make(shape<384, 16, 2, 4>{});
-    if (row == "shape_w8_384x14_min2") return make(shape<384, 14, 2, 8>{});
-    if (row == "shape_w4_384x12_min2") return make(shape<384, 12, 2, 4>{});
-    if (row == "shape_multi_block") return make(shape<384, 14, 2, 4, 16>{});
-  }
-  return {};
 }
 
 // V = void: keys only. Argsort: V = int32_t, the values in are 0..n-1 (CUB) or generated (scankit).
@@ -355,20 +336,18 @@ void add_workload(const std::string& name, i64 n, keys_kind kind, bool argsort =
 
 void register_all() {
   const i64 big = i64{1} << 28;
-  const std::vector<std::string> keys4 = {"shape_w4_384x22", "shape_w4_384x26"};
-  add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform, false, keys4);
-  add_workload<std::uint32_t, std::uint32_t>("u32_u32", big, keys_kind::uniform, false,
-                                             {"shape_w4_384x20", "shape_w4_384x16"});
-  add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform, false, {"shape_w8_384x16", "shape_w4_384x18"});
-  add_workload<std::uint64_t, std::uint64_t>("u64_u64", big, keys_kind::uniform, false,
-                                             {"shape_w4_384x16_min2", "shape_w8_384x14_min2", "shape_w4_384x12_min2"});
+  add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform);
+  add_workload<std::uint32_t, std::uint32_t>("u32_u32", big, keys_kind::uniform);
+  add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform);
+  add_workload<std::uint64_t, std::uint64_t>("u64_u64", big, keys_kind::uniform);
   add_workload<std::uint8_t, void>("u8", big, keys_kind::uniform);
-  add_workload<std::uint16_t, void>("u16", big, keys_kind::uniform, false, keys4);
-  add_workload<float, void>("f32", big, keys_kind::f32_unit, false, keys4);
+  add_workload<std::uint16_t, void>("u16", big, keys_kind::uniform);
+  add_workload<float, void>("f32", big, keys_kind::f32_unit);
   add_workload<std::uint32_t, void>("u32_8distinct", big, keys_kind::distinct8);
-  add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted, false, keys4);
+  add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted);
   add_workload<std::uint32_t, void>("u32_below2p20", big, keys_kind::below2p20);
   add_workload<float, std::int32_t>("argsort_f32_i32", big, keys_kind::f32_unit, true);
+  // Latency: small sorts (one block up to 16384 keys of 4 bytes) beside the multi-block pipeline.
   for (int log_n : {10, 12, 14, 16, 20}) {
     add_workload<std::uint32_t, void>("u32_2p" + std::to_string(log_n), i64{1} << log_n, keys_kind::uniform, false,
                                       {"shape_multi_block"});

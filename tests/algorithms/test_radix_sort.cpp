@@ -17,14 +17,15 @@
 namespace scankit::testing {
 namespace {
 
-// Around the one-block limits (4096 keys when key + value take up to 8 bytes, else 3072) and the
-// tiles of the tuned pass shapes: 384 x 24 (keys of up to 4 bytes), 384 x 18 (4-byte keys and
-// values), 384 x 16 (other items of 8 bytes), 384 x 14 (wider).
+// Around the one-block limits (16384 keys of up to 4 bytes, 12288 items of 8, 8192 of 16, 6144
+// wider) and the tiles of the tuned pass shapes: 384 x 24 (keys of up to 4 bytes), 384 x 20 (4-byte
+// keys and values), 384 x 16 (the others).
 std::vector<std::int64_t> sort_sizes(std::uint64_t seed) {
   const bool small = sort_small_sizes_only();
   std::mt19937_64 rng(seed);
-  std::vector<std::int64_t> sizes = {0,    1,    2,    31,   33,   3071, 3072, 3073, 4095, 4096, 4097, 5375,
-                                     5376, 5377, 6143, 6144, 6145, 6911, 6912, 6913, 9215, 9216, 9217};
+  std::vector<std::int64_t> sizes = {0,     1,     2,     31,    33,    3071,  3072,  3073,  6143,  6144,
+                                     6145,  8191,  8192,  8193,  12287, 12288, 12289, 16383, 16384, 16385,
+                                     18431, 18432, 18433, 23039, 23040, 23041, 24575, 24576, 24577};
   sizes.push_back(static_cast<std::int64_t>(5 * 9216 + rng() % 9216));
   if (!small) {
     sizes.push_back(static_cast<std::int64_t>(40 * 9216 + rng() % 9216));
@@ -380,16 +381,16 @@ TEST(SortSkippedPasses, OddPassCountDoubleBuffer) {
   }
 }
 
-// Runs of 64512 keys (7 tiles of 384 x 24, 12 of 384 x 14) share their top byte: most full tiles
+// Runs of 36864 keys (4 tiles of 384 x 24, 6 of 384 x 16) share their top byte: most full tiles
 // hold one digit in the last pass and go straight to the output; the other bytes are random.
 TEST(SortSingleDigitTiles, RunsOfOneTopByte) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
-  const std::int64_t n = 64512 * 5 + 4321;
+  const std::int64_t n = 36864 * 9 + 4321;
   std::mt19937_64 rng(seed);
   std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    keys[i] = static_cast<std::uint32_t>((i / 64512 * 37 % 256) << 24) | (static_cast<std::uint32_t>(rng()) & 0xffffffu);
+    keys[i] = static_cast<std::uint32_t>((i / 36864 * 37 % 256) << 24) | (static_cast<std::uint32_t>(rng()) & 0xffffffu);
   }
   std::vector<std::uint64_t> values(keys.size());
   std::iota(values.begin(), values.end(), std::uint64_t{1} << 40);

@@ -7,6 +7,7 @@
 // the digits, the warp-level multisplit rank (radix_rank.cuh), and the keys and values exchanged
 // through shared memory into sorted order; each thread then takes its items back from the sorted
 // order, warp-striped as they were loaded, so the next pass ranks them in that order (stable).
+// Each warp holds as few rows of 32 keys as n allows (the rank's chain of rows is the latency).
 // A pass whose digit is the same for every key changes nothing and is skipped.
 #pragma once
 
@@ -16,6 +17,7 @@
 #include "scankit/device/sort/packed_fields.cuh"
 #include "scankit/device/sort/radix_digits.cuh"
 #include "scankit/device/sort/radix_histogram.cuh"
+#include "scankit/device/sort/radix_pass_kernel.cuh"
 #include "scankit/device/sort/radix_rank.cuh"
 #include "scankit/device/sort/sort_policy.cuh"
 
@@ -33,11 +35,11 @@ struct radix_block_sort_args {
   bool descending;
 };
 
-// Dynamic shared memory: the keys' exchange, then the values'.
+// Dynamic shared memory: the keys' exchange, then the values' (both padded as the pass kernel's).
 template <class Policy, class Key, class Value>
 constexpr std::size_t radix_block_sort_bytes() {
   constexpr std::size_t value_bytes = std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value);
-  return static_cast<std::size_t>(Policy::tile_items) * (sizeof(Key) + value_bytes);
+  return static_cast<std::size_t>(Policy::tile_items + Policy::tile_items / 32) * (sizeof(Key) + value_bytes);
 }
 
 template <class Policy, class Key, class Value, class BitKey>
@@ -51,11 +53,14 @@ __global__ void __launch_bounds__(Policy::block_threads)
   __shared__ typename block_scan::storage scan_storage;
   extern __shared__ __align__(16) unsigned char exchange_bytes[];
   Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
-  Value* exchange_values = reinterpret_cast<Value*>(exchange_bytes + sizeof(Key) * Policy::tile_items);
+  Value* exchange_values =
+      reinterpret_cast<Value*>(exchange_bytes + sizeof(Key) * (Policy::tile_items + Policy::tile_items / 32));
 
+  // Each warp takes `rows` rows of 32 keys, as few as n allows, so that small sorts rank few rows.
+  const int rows = (args.n + 32 * Policy::warps - 1) / (32 * Policy::warps);
   const int warp = warp_id();
-  const int first = warp * 32 * I + lane_id();  // item j of this thread: first + 32 j
-  const auto valid = [&](int j) { return first + 32 * j < args.n; };
+  const int first = warp * 32 * rows + lane_id();  // item j of this thread: first + 32 j
+  const auto valid = [&](int j) { return j < rows && first + 32 * j < args.n; };
   Key keys[I];
   Value values[I];
 #pragma unroll
@@ -109,20 +114,22 @@ __global__ void __launch_bounds__(Policy::block_threads)
     }
     __syncthreads();
     packed_fields<I, 16> positions;
-    warp_rank_digits<I, Policy::radix_bits, false, false, false>(digits, positions, warp_counts[warp], valid);
+    warp_rank_digits<I, Policy::radix_bits, false>(digits, positions, warp_counts[warp], valid, rows);
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       if (valid(j)) {
-        exchange_keys[positions.get(j)] = keys[j];
-        if constexpr (has_values) exchange_values[positions.get(j)] = values[j];
+        const int slot = positions.get(j);  // an exchange slot
+        exchange_keys[slot] = keys[j];
+        if constexpr (has_values) exchange_values[slot] = values[j];
       }
     }
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       if (valid(j)) {
-        keys[j] = exchange_keys[first + 32 * j];
-        if constexpr (has_values) values[j] = exchange_values[first + 32 * j];
+        const int slot = radix_exchange_slot(first + 32 * j);
+        keys[j] = exchange_keys[slot];
+        if constexpr (has_values) values[j] = exchange_values[slot];
       }
     }
   }

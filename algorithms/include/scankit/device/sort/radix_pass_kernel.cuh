@@ -92,25 +92,12 @@ struct radix_pass_storage {
   unsigned single_digit;  // the digit of every key of a full tile, or Policy::radix
 };
 
-// Whether a pass keeps each key's digit beside it in shared memory (one byte per key) for the
-// scatter, instead of computing it again from the key: when the bit-key costs more than a shift
-// and a mask (floats: the NaN and zero tests of the total order; a user's bit-key).
-template <class Policy, class Key, class BitKey>
-constexpr bool radix_exchanges_digits() {
-  if constexpr (Policy::exchange_digits >= 0) {
-    return Policy::exchange_digits == 1;
-  } else {
-    return !(std::is_integral_v<Key> && std::is_same_v<BitKey, default_bit_key<Key>>);
-  }
-}
-
-// Dynamic shared memory of a pass: the tile's keys (then values) in sorted order, and the keys'
-// digits when they are exchanged too.
-template <class Policy, class Key, class Value, class BitKey>
+// Dynamic shared memory of a pass: the tile's keys (then values) in sorted order, padded.
+template <class Policy, class Key, class Value>
 constexpr std::size_t radix_exchange_bytes() {
   constexpr std::size_t value_bytes = std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value);
   constexpr std::size_t item_bytes = sizeof(Key) > value_bytes ? sizeof(Key) : value_bytes;
-  return static_cast<std::size_t>(Policy::tile_items) * (item_bytes + (radix_exchanges_digits<Policy, Key, BitKey>() ? 1 : 0));
+  return static_cast<std::size_t>(Policy::tile_items + Policy::tile_items / 32) * item_bytes;
 }
 
 // Value of item `index` of the launch (argsort's generated indices when values_in is null).
@@ -235,18 +222,24 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   }
   __syncthreads();
   packed_fields<I, 16> positions;
-  warp_rank_digits<I, Policy::radix_bits, Full, Policy::rank_atomic, Policy::cpp_ballots>(digits, positions, s.warp_counts[warp], in_tile);
-  constexpr bool exchange_digits = radix_exchanges_digits<Policy, Key, BitKey>();
+  warp_rank_digits<I, Policy::radix_bits, Full>(digits, positions, s.warp_counts[warp], in_tile);
   Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
-  unsigned char* exchange_digit_bytes =
-      exchange_bytes + radix_exchange_bytes<Policy, Key, Value, BitKey>() - (exchange_digits ? Policy::tile_items : 0);
 #pragma unroll
   for (int j = 0; j < I; ++j) {
-    if (in_tile(j)) {
-      exchange_keys[positions.get(j)] = keys[j];
-      if constexpr (exchange_digits) exchange_digit_bytes[positions.get(j)] = static_cast<unsigned char>(digits.get(j));
-    }
+    if (in_tile(j)) exchange_keys[positions.get(j)] = keys[j];  // positions are exchange slots
   }
+  // Wide items (more than 8 bytes; their shapes run 2 blocks per SM with registers to spare) load
+  // their values now, to arrive while the tile looks back and writes its keys; narrower ones after
+  // the keys (held across the look-back, they would spill at 3 blocks per SM).
+  constexpr bool early_values = has_values && sizeof(Key) + sizeof(Value) > 8;
+  Value values[I];
+  const auto load_values = [&] {
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (in_tile(j)) values[j] = radix_load_value(args, arrays, tile_base + first + 32 * j);
+    }
+  };
+  if constexpr (early_values) load_values();
 
   // 4. Where the tile's keys of each digit go.
   radix_find_digit_bases<Policy, Source>(args, s, ticket, count, digit_start);
@@ -258,22 +251,14 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
     const int index = k * B + static_cast<int>(threadIdx.x);
     unsigned digit = 0;
     if (Full || index < valid) {
-      const Key key = exchange_keys[index];
-      if constexpr (exchange_digits) {
-        digit = exchange_digit_bytes[index];
-      } else {
-        digit = args.digit(key);
-      }
+      const Key key = exchange_keys[radix_exchange_slot(index)];
+      digit = args.digit(key);
       arrays.keys_out[s.digit_base[digit] + index] = key;
     }
     if constexpr (has_values) out_digits.set(k, digit);
   }
   if constexpr (has_values) {
-    Value values[I];
-#pragma unroll
-    for (int j = 0; j < I; ++j) {
-      if (in_tile(j)) values[j] = radix_load_value(args, arrays, tile_base + first + 32 * j);
-    }
+    if constexpr (!early_values) load_values();
     __syncthreads();  // every key has left the exchange
     Value* exchange_values = reinterpret_cast<Value*>(exchange_bytes);
 #pragma unroll
@@ -284,7 +269,9 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
 #pragma unroll
     for (int k = 0; k < I; ++k) {
       const int index = k * B + static_cast<int>(threadIdx.x);
-      if (Full || index < valid) arrays.values_out[s.digit_base[out_digits.get(k)] + index] = exchange_values[index];
+      if (Full || index < valid) {
+        arrays.values_out[s.digit_base[out_digits.get(k)] + index] = exchange_values[radix_exchange_slot(index)];
+      }
     }
   }
 }

@@ -2,7 +2,7 @@
 // the same digit, by warp-level multisplit.
 //
 // A warp holds 32 x ItemsPerThread consecutive keys, row j (item j of every lane) being keys
-// 32j .. 32j + 31 of its share. For each row, __match_any_sync groups the lanes by digit; the
+// 32j .. 32j + 31 of its share. For each row, match_digit groups the lanes by digit; the
 // highest lane of a group (its leader) reads the warp's running position of that digit and adds
 // the group's size, and every lane's position is that value plus the number of its group's lanes
 // below it. Rows go in order, so positions follow the input order: the sort is stable. The
@@ -16,6 +16,11 @@
 
 namespace scankit::device_detail {
 
+// Shared-memory slot of tile position p in an exchange: one padding slot after every 32, so that
+// runs of one digit whose starts lie a multiple of 32 apart (a tile with few distinct digits in
+// equal runs, as sorted input gives) do not all land in one bank.
+__device__ __forceinline__ int radix_exchange_slot(int p) { return p + (p >> 5); }
+
 __device__ __forceinline__ unsigned lanes_below_mask() {
   unsigned mask;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
@@ -28,61 +33,50 @@ __device__ __forceinline__ unsigned lanes_below_mask() {
 // own bit is set and the complement where it is clear. Written in PTX so that ptxas sees one
 // predicate per bit of the same register and moves them all at once (R2P): the C++ form of the
 // same test costs a shift, a mask and a compare per bit.
-template <int RadixBits, bool Full, bool CppBallots = false>
+template <int RadixBits, bool Full>
 __device__ __forceinline__ unsigned match_digit(unsigned word, int offset, bool valid) {
   unsigned peers = Full ? full_warp_mask : __ballot_sync(full_warp_mask, valid);
 #pragma unroll
   for (int b = 0; b < RadixBits; ++b) {
     unsigned votes;
-    if constexpr (CppBallots) {
-      const bool set = (word >> (offset + b)) & 1u;
-      votes = __ballot_sync(full_warp_mask, set);
-      votes = set ? votes : ~votes;
-    } else {
-      asm("{\n\t.reg .pred p;\n\t"
-          "and.b32 %0, %1, %2;\n\t"
-          "setp.ne.u32 p, %0, 0;\n\t"
-          "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
-          "@!p not.b32 %0, %0;\n\t}"
-          : "=r"(votes)
-          : "r"(word), "r"(1u << (offset + b)));
-    }
+    asm("{\n\t.reg .pred p;\n\t"
+        "and.b32 %0, %1, %2;\n\t"
+        "setp.ne.u32 p, %0, 0;\n\t"
+        "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+        "@!p not.b32 %0, %0;\n\t}"
+        : "=r"(votes)
+        : "r"(word), "r"(1u << (offset + b)));
     peers &= votes;
   }
   return peers;
 }
 
 // digits.get(j): the digit of item j, for the items with valid(j) (those inside the tile).
-// On return positions.get(j) is the item's position: warp_counts[d] as it was, plus the item's
-// rank among the warp's items of digit d; warp_counts[d] has grown by the warp's number of such
-// items.
-template <int ItemsPerThread, int RadixBits, bool Full, bool RankAtomic, bool CppBallots, class Valid>
+// On return positions.get(j) is the exchange slot (radix_exchange_slot) of the item's position:
+// warp_counts[d] as it was, plus the item's rank among the warp's items of digit d; warp_counts[d]
+// has grown by the warp's number of such items.
+// Rows at or beyond `rows` (a warp-uniform count) are not ranked.
+template <int ItemsPerThread, int RadixBits, bool Full, class Valid>
 __device__ __forceinline__ void warp_rank_digits(const packed_fields<ItemsPerThread, 8>& digits,
                                                  packed_fields<ItemsPerThread, 16>& positions, unsigned* warp_counts,
-                                                 Valid valid_item) {
+                                                 Valid valid_item, int rows = ItemsPerThread) {
   const int lane = lane_id();
   const unsigned below = lanes_below_mask();
 #pragma unroll
   for (int j = 0; j < ItemsPerThread; ++j) {
+    if (j >= rows) break;
     const unsigned digit = digits.get(j);
     const bool valid = Full || valid_item(j);
-    const unsigned peers =
-        match_digit<RadixBits, Full, CppBallots>(digits.words[j / 4], (j % 4) * 8, valid);
+    const unsigned peers = match_digit<RadixBits, Full>(digits.words[j / 4], (j % 4) * 8, valid);
     const int leader = 31 - __clz(peers);
     unsigned count = 0;
-    if constexpr (RankAtomic) {
-      if (valid && lane == leader) count = atomicAdd(&warp_counts[digit], __popc(peers));
-      count = __shfl_sync(full_warp_mask, count, leader & 31);
-      positions.set(j, count + __popc(peers & below));
-    } else {
-      if (valid && lane == leader) {
-        count = warp_counts[digit];
-        warp_counts[digit] = count + __popc(peers);
-      }
-      count = __shfl_sync(full_warp_mask, count, leader & 31);
-      positions.set(j, count + __popc(peers & below));
-      __syncwarp();
+    if (valid && lane == leader) {
+      count = warp_counts[digit];
+      warp_counts[digit] = count + __popc(peers);
     }
+    count = __shfl_sync(full_warp_mask, count, leader & 31);
+    positions.set(j, radix_exchange_slot(static_cast<int>(count + __popc(peers & below))));
+    __syncwarp();
   }
 }
 

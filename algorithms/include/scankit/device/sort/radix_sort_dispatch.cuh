@@ -160,7 +160,7 @@ void run_radix_pass(const radix_sort_plan<Policy>& plan, const workspace_view& v
   args.double_buffered = buffers.double_buffered;
   args.digit = plan.passes.template digit<Key>(pass, bit_key, descending);
   args.backoff = Policy::backoff;
-  constexpr std::size_t smem = radix_exchange_bytes<Policy, Key, Value, BitKey>();
+  constexpr std::size_t smem = radix_exchange_bytes<Policy, Key, Value>();
 
   if (plan.reduce_then_scan) {  // every pass runs: the route is known here
     const radix_pass_route route = route_radix_pass(0u, pass, passes, buffers.double_buffered);
@@ -315,7 +315,7 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, lon
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   using block_policy = typename radix_sort_tuning<sizeof(Key), std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value)>::block;
-  if (Policy::block_sort && !plan.reduce_then_scan && n <= block_policy::tile_items) {
+  if (Policy::small_sorts_in_one_block && !plan.reduce_then_scan && n <= block_policy::tile_items) {
     run_radix_block_sort<block_policy>(call, n, plan.passes, descending, bit_key, device, stream);
     return;
   }

@@ -9,7 +9,7 @@ namespace scankit::device_detail {
 
 // BlockThreads threads each rank ItemsPerThread keys of a tile, RadixBits bits per digit pass.
 template <int BlockThreads, int ItemsPerThread, int RadixBits = 8, int MinBlocksPerSm = 0, unsigned BackoffFirstNs = 32,
-          unsigned BackoffMaxNs = 1024, int Variant = 0, int LookBackWindow = 1>
+          unsigned BackoffMaxNs = 1024, int LookBackWindow = 4, bool SmallSortsInOneBlock = true>
 struct radix_pass_policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "the block must be whole warps, at most 1024 threads");
   static_assert(RadixBits >= 5 && RadixBits <= 8, "digits of 5 to 8 bits (the digit scans take whole warps)");
@@ -26,12 +26,8 @@ struct radix_pass_policy {
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
   // Predecessors each digit's look-back reads per step (channel_look_back.cuh).
   static constexpr int look_back_window = LookBackWindow;
-  // Experiment switches (bench_sort rows): 1 rank by atomicAdd, 2 C++ ballots, 4 exchange digits
-  // always, 8 never, 16 no one-block sort for small inputs.
-  static constexpr bool rank_atomic = (Variant & 1) != 0;
-  static constexpr bool cpp_ballots = (Variant & 2) != 0;
-  static constexpr int exchange_digits = (Variant & 4) ? 1 : (Variant & 8) ? 0 : -1;
-  static constexpr bool block_sort = (Variant & 16) == 0;
+  // Sorts of up to radix_sort_tuning<...>::block::tile_items keys run in one block (onesweep).
+  static constexpr bool small_sorts_in_one_block = SmallSortsInOneBlock;
 };
 
 // Small sorts in one block (radix_block_sort.cuh): BlockThreads threads hold ItemsPerThread keys
@@ -52,11 +48,11 @@ struct radix_block_sort_policy {
 template <std::size_t KeyBytes, std::size_t ValueBytes>
 struct radix_sort_tuning {
   static constexpr std::size_t item_bytes = KeyBytes + ValueBytes;
-  static constexpr int items_per_thread = item_bytes <= 4 ? 24 : KeyBytes == 4 && ValueBytes == 4 ? 18 : item_bytes <= 8 ? 16 : 14;
+  static constexpr int items_per_thread = item_bytes <= 4 ? 24 : KeyBytes == 4 && ValueBytes == 4 ? 20 : 16;
   static constexpr int min_blocks_per_sm = item_bytes <= 8 ? 3 : 2;
-  using pass = radix_pass_policy<384, items_per_thread, 8, min_blocks_per_sm, 32, 1024, 0, 4>;
+  using pass = radix_pass_policy<384, items_per_thread, 8, min_blocks_per_sm>;
   // Sorts of at most block::tile_items keys run in one block (radix_block_sort.cuh).
-  using block = radix_block_sort_policy<512, item_bytes <= 8 ? 8 : 6>;
+  using block = radix_block_sort_policy<1024, item_bytes <= 4 ? 16 : item_bytes <= 8 ? 12 : item_bytes <= 16 ? 8 : 6>;
 };
 
 // The histogram pass (every digit of every pass from one read of the keys).
