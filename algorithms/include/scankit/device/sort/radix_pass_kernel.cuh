@@ -92,12 +92,21 @@ struct radix_pass_storage {
   unsigned single_digit;  // the digit of every key of a full tile, or Policy::radix
 };
 
-// Dynamic shared memory of a pass: the tile's keys (then values) in sorted order, padded.
+// Whether a pass pads its exchange (radix_exchange_slot): keys-only sorts do; with values the
+// slots cost registers that the tuned pair shapes do not have (spills), and pairs were measured
+// faster without (docs/notes/2026-12-01-radix-sort-second-round.md).
+template <class Key, class Value>
+constexpr bool radix_pads_exchange() {
+  return std::is_same_v<Value, radix_no_values>;
+}
+
+// Dynamic shared memory of a pass: the tile's keys (then values) in sorted order.
 template <class Policy, class Key, class Value>
 constexpr std::size_t radix_exchange_bytes() {
   constexpr std::size_t value_bytes = std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value);
   constexpr std::size_t item_bytes = sizeof(Key) > value_bytes ? sizeof(Key) : value_bytes;
-  return static_cast<std::size_t>(Policy::tile_items + Policy::tile_items / 32) * item_bytes;
+  constexpr int padding = radix_pads_exchange<Key, Value>() ? Policy::tile_items / 32 : 0;
+  return static_cast<std::size_t>(Policy::tile_items + padding) * item_bytes;
 }
 
 // Value of item `index` of the launch (argsort's generated indices when values_in is null).
@@ -222,55 +231,48 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   }
   __syncthreads();
   packed_fields<I, 16> positions;
-  warp_rank_digits<I, Policy::radix_bits, Full>(digits, positions, s.warp_counts[warp], in_tile);
+  warp_rank_digits<I, Policy::radix_bits, Full, radix_pads_exchange<Key, Value>()>(digits, positions, s.warp_counts[warp], in_tile);
   Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
 #pragma unroll
   for (int j = 0; j < I; ++j) {
-    if (in_tile(j)) exchange_keys[positions.get(j)] = keys[j];  // positions are exchange slots
+    if (in_tile(j)) exchange_keys[positions.get(j)] = keys[j];  // positions are exchange slots when padded
   }
-  // Wide items (more than 8 bytes; their shapes run 2 blocks per SM with registers to spare) load
-  // their values now, to arrive while the tile looks back and writes its keys; narrower ones after
-  // the keys (held across the look-back, they would spill at 3 blocks per SM).
-  constexpr bool early_values = has_values && sizeof(Key) + sizeof(Value) > 8;
-  Value values[I];
-  const auto load_values = [&] {
-#pragma unroll
-    for (int j = 0; j < I; ++j) {
-      if (in_tile(j)) values[j] = radix_load_value(args, arrays, tile_base + first + 32 * j);
-    }
-  };
-  if constexpr (early_values) load_values();
 
   // 4. Where the tile's keys of each digit go.
   radix_find_digit_bases<Policy, Source>(args, s, ticket, count, digit_start);
 
   // 5. Keys out, then values.
+  constexpr bool pad = radix_pads_exchange<Key, Value>();
   packed_fields<I, 8> out_digits;
 #pragma unroll
   for (int k = 0; k < I; ++k) {
     const int index = k * B + static_cast<int>(threadIdx.x);
     unsigned digit = 0;
     if (Full || index < valid) {
-      const Key key = exchange_keys[radix_exchange_slot(index)];
+      const Key key = exchange_keys[pad ? radix_exchange_slot(index) : index];
       digit = args.digit(key);
       arrays.keys_out[s.digit_base[digit] + index] = key;
     }
     if constexpr (has_values) out_digits.set(k, digit);
   }
   if constexpr (has_values) {
-    if constexpr (!early_values) load_values();
+    Value values[I];
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (in_tile(j)) values[j] = radix_load_value(args, arrays, tile_base + first + 32 * j);
+    }
     __syncthreads();  // every key has left the exchange
     Value* exchange_values = reinterpret_cast<Value*>(exchange_bytes);
 #pragma unroll
     for (int j = 0; j < I; ++j) {
-      if (in_tile(j)) exchange_values[positions.get(j)] = values[j];
+      if (in_tile(j)) exchange_values[positions.get(j)] = values[j];  // unpadded with values
     }
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < I; ++k) {
       const int index = k * B + static_cast<int>(threadIdx.x);
       if (Full || index < valid) {
-        arrays.values_out[s.digit_base[out_digits.get(k)] + index] = exchange_values[radix_exchange_slot(index)];
+        arrays.values_out[s.digit_base[out_digits.get(k)] + index] = exchange_values[index];
       }
     }
   }

@@ -52,11 +52,12 @@ __device__ __forceinline__ unsigned match_digit(unsigned word, int offset, bool 
 }
 
 // digits.get(j): the digit of item j, for the items with valid(j) (those inside the tile).
-// On return positions.get(j) is the exchange slot (radix_exchange_slot) of the item's position:
+// On return positions.get(j) is the item's position (or its exchange slot, PadSlots):
 // warp_counts[d] as it was, plus the item's rank among the warp's items of digit d; warp_counts[d]
 // has grown by the warp's number of such items.
-// Rows at or beyond `rows` (a warp-uniform count) are not ranked.
-template <int ItemsPerThread, int RadixBits, bool Full, class Valid>
+// Rows at or beyond `rows` (a warp-uniform count) are not ranked. PadSlots: positions are given
+// as exchange slots (radix_exchange_slot); without it, as plain positions.
+template <int ItemsPerThread, int RadixBits, bool Full, bool PadSlots, class Valid>
 __device__ __forceinline__ void warp_rank_digits(const packed_fields<ItemsPerThread, 8>& digits,
                                                  packed_fields<ItemsPerThread, 16>& positions, unsigned* warp_counts,
                                                  Valid valid_item, int rows = ItemsPerThread) {
@@ -75,7 +76,8 @@ __device__ __forceinline__ void warp_rank_digits(const packed_fields<ItemsPerThr
       warp_counts[digit] = count + __popc(peers);
     }
     count = __shfl_sync(full_warp_mask, count, leader & 31);
-    positions.set(j, radix_exchange_slot(static_cast<int>(count + __popc(peers & below))));
+    const int position = static_cast<int>(count + __popc(peers & below));
+    positions.set(j, PadSlots ? radix_exchange_slot(position) : position);
     __syncwarp();
   }
 }

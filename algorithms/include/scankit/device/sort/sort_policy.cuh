@@ -48,7 +48,7 @@ struct radix_block_sort_policy {
 template <std::size_t KeyBytes, std::size_t ValueBytes>
 struct radix_sort_tuning {
   static constexpr std::size_t item_bytes = KeyBytes + ValueBytes;
-  static constexpr int items_per_thread = item_bytes <= 4 ? 24 : KeyBytes == 4 && ValueBytes == 4 ? 20 : 16;
+  static constexpr int items_per_thread = item_bytes <= 4 ? 24 : KeyBytes == 4 && ValueBytes == 4 ? 18 : 16;
   static constexpr int min_blocks_per_sm = item_bytes <= 8 ? 3 : 2;
   using pass = radix_pass_policy<384, items_per_thread, 8, min_blocks_per_sm>;
   // Sorts of at most block::tile_items keys run in one block (radix_block_sort.cuh).
