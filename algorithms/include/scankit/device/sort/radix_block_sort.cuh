@@ -56,14 +56,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
   Value* exchange_values =
       reinterpret_cast<Value*>(exchange_bytes + sizeof(Key) * (Policy::tile_items + Policy::tile_items / 32));
 
-  // Each of the first `active` warps takes `rows` rows of 32 keys. Both are latency: a warp ranks
-  // its rows one after another, and each digit's thread sums the active warps' counts one after
-  // another; rows about sqrt(n / 32) balances the two (within what the block holds).
-  const int fewest_rows = (args.n + 32 * Policy::warps - 1) / (32 * Policy::warps);
-  int rows = 1;
-  while (rows * rows * 32 < args.n && rows < I) ++rows;
-  rows = rows < fewest_rows ? fewest_rows : rows;
-  const int active = (args.n + 32 * rows - 1) / (32 * rows);
+  // Each warp takes `rows` rows of 32 keys, as few as n allows, so that small sorts rank few rows.
+  const int rows = (args.n + 32 * Policy::warps - 1) / (32 * Policy::warps);
   const int warp = warp_id();
   const int first = warp * 32 * rows + lane_id();  // item j of this thread: first + 32 j
   const auto valid = [&](int j) { return j < rows && first + 32 * j < args.n; };
@@ -89,7 +83,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const int pass_count = args.passes.count();
   for (int pass = 0; pass < pass_count; ++pass) {
     const radix_digit<Key, BitKey> digit_of = args.passes.template digit<Key>(pass, args.bit_key, args.descending);
-    for (int i = threadIdx.x; i < active * R; i += Policy::block_threads) (&warp_counts[0][0])[i] = 0;
+    for (int i = threadIdx.x; i < Policy::warps * R; i += Policy::block_threads) (&warp_counts[0][0])[i] = 0;
     __syncthreads();  // also: the previous pass has read the exchange back
     packed_fields<I, 8> digits;
 #pragma unroll
@@ -104,7 +98,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
     __syncthreads();
     unsigned count = 0;
     if (threadIdx.x < R) {
-      for (int w = 0; w < active; ++w) {
+#pragma unroll
+      for (int w = 0; w < Policy::warps; ++w) {
         const unsigned c = warp_counts[w][threadIdx.x];
         warp_counts[w][threadIdx.x] = count;
         count += c;
@@ -114,7 +109,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
     const block_scan_result<unsigned> starts = block_scan::scan(count, scan_storage, plus_op{});
     const unsigned digit_start = threadIdx.x == 0 ? 0u : starts.exclusive;
     if (threadIdx.x < R) {
-      for (int w = 0; w < active; ++w) warp_counts[w][threadIdx.x] += digit_start;
+#pragma unroll
+      for (int w = 0; w < Policy::warps; ++w) warp_counts[w][threadIdx.x] += digit_start;
     }
     __syncthreads();
     packed_fields<I, 16> positions;
