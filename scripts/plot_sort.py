@@ -4,12 +4,13 @@
     scripts/plot_sort.py bench/results/h200-<date>-<commit>-bench_sort.json [--out docs/img]
 
 Rows are named <workload>/<row>/...; the workloads at 2^28 keys (not the latency ones, whose names
-end in _2p16 / _2p20) are plotted, two panels: keys per second (CUB, scankit onesweep,
+end in _2p<log2 n>) are plotted, two panels: keys per second (CUB, scankit onesweep,
 scankit reduce-then-scan) and the speed-up over CUB. Writes sort_2p28.png into --out (default
 docs/img of the repository). Needs matplotlib (Debian: apt-get install python3-matplotlib).
 """
 
 import argparse
+import re
 import os
 import sys
 
@@ -37,7 +38,7 @@ def load_rows(path):
     workloads, rows = [], {}
     for run_name, values in runs.items():
         parts = run_name.split("/")
-        if len(parts) < 2 or parts[0].endswith(("_2p16", "_2p20")):
+        if len(parts) < 2 or re.search(r"_2p\d+$", parts[0]):
             continue
         if parts[0] not in workloads:
             workloads.append(parts[0])
