@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string>
 
+#include "doctor.hpp"
 #include "scankit/error.hpp"
 
 int run_scan_demo(int argc, char** argv);  // scan_demo.cu
@@ -28,6 +29,10 @@ void print_usage(std::ostream& os) {
         "  sort    sort a column of a dataset file (or generated keys) on the GPU with the radix sort,\n"
         "          check it bit for bit against the host reference and report keys/s and the fraction\n"
         "          of a device copy (`scankit sort --help` lists its options)\n"
+        "  doctor  print the library version, the CUDA runtime and driver, every GPU and the kernels\n"
+        "          each algorithm runs on it (for bug reports)\n"
+        "\n"
+        "  scankit --version prints the version and the GPU found.\n"
         "\n"
         "Without a CUDA device the commands say so and run only the host reference.\n";
 }
@@ -39,7 +44,12 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  if (command == "--version") {
+    scankit::apps::write_version(std::cout);
+    return 0;
+  }
   try {
+    if (command == "doctor") return scankit::apps::run_doctor(argc - 1, argv + 1, std::cout, std::cerr);
     if (command == "scan") return run_scan_demo(argc - 1, argv + 1);
     if (command == "compact") return run_compact_app(argc - 1, argv + 1);
     if (command == "sort") return run_sort_app(argc - 1, argv + 1);
