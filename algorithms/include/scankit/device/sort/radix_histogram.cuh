@@ -52,8 +52,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
   for (long long base = static_cast<long long>(blockIdx.x) * Policy::tile_items; base < n; base += stride) {
     const long long remaining = n - base;
     const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
-    // Every load before the first atomic (the compiler keeps memory operations in order around
-    // an atomic).
+    // Every load before the first atomic (in one loop the compiler emits each load after the
+    // previous key's atomics).
     bits_type bits[I];
 #pragma unroll
     for (int k = 0; k < I; ++k) {

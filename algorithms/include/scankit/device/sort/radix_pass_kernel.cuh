@@ -165,8 +165,8 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   const int first = warp * 32 * I + lane_id();  // tile index of this thread's item 0; item j at + 32 j
   const auto in_tile = [&](int j) { return Full || first + 32 * j < valid; };
 
-  // 1. Load, then count: every load is issued before the first atomic (the compiler keeps
-  // memory operations in order around an atomic, so one loop would wait for each key in turn).
+  // 1. Load, then count, in two loops: written as one, the compiler emits each key's load after
+  // the previous key's atomic, and the loads no longer overlap.
   Key keys[I];
 #pragma unroll
   for (int j = 0; j < I; ++j) {
