@@ -13,11 +13,13 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <sstream>
 #include <thread>
 #include <type_traits>
+#include <utility>
 
 #include "scankit/error.hpp"
 
@@ -92,6 +94,18 @@ bool only_blanks_after(std::string_view line, std::size_t pos) {
   return pos == line.size();
 }
 
+// The value of a banner word from its table (the table's words are what the message offers).
+template <class E>
+E banner_word(const std::string& word, std::initializer_list<std::pair<const char*, E>> table, const char* what,
+              const std::string& source) {
+  std::string offered;
+  for (const auto& [name, value] : table) {
+    if (word == name) return value;
+    if (std::string_view(name) != "double") offered += std::string(offered.empty() ? "" : ", ") + name;
+  }
+  fail(source, 1, std::string("unknown ") + what + " '" + word + "' (" + offered + ")");
+}
+
 // Parses the banner and the size line; `pos` ends after the size line, `line_number` at it.
 matrix_market_header parse_header(std::string_view text, std::size_t& pos, std::int64_t& line_number,
                                   const std::string& source) {
@@ -102,35 +116,18 @@ matrix_market_header parse_header(std::string_view text, std::size_t& pos, std::
   if (t.empty() || t[0] != "%%matrixmarket") fail(source, 1, "not a Matrix Market file (no %%MatrixMarket banner)");
   if (t.size() != 5) fail(source, 1, "the banner needs: %%MatrixMarket matrix <format> <field> <symmetry>");
   if (t[1] != "matrix") fail(source, 1, "object '" + t[1] + "' is not supported (only 'matrix')");
-  if (t[2] == "coordinate") {
-    h.format = mm_format::coordinate;
-  } else if (t[2] == "array") {
-    h.format = mm_format::array;
-  } else {
-    fail(source, 1, "unknown format '" + t[2] + "' (coordinate or array)");
-  }
-  if (t[3] == "real" || t[3] == "double") {
-    h.field = mm_field::real;
-  } else if (t[3] == "integer") {
-    h.field = mm_field::integer;
-  } else if (t[3] == "pattern") {
-    h.field = mm_field::pattern;
-  } else if (t[3] == "complex") {
-    fail(source, 1, "complex matrices are not supported");
-  } else {
-    fail(source, 1, "unknown field '" + t[3] + "' (real, integer or pattern)");
-  }
-  if (t[4] == "general") {
-    h.symmetry = mm_symmetry::general;
-  } else if (t[4] == "symmetric") {
-    h.symmetry = mm_symmetry::symmetric;
-  } else if (t[4] == "skew-symmetric") {
-    h.symmetry = mm_symmetry::skew_symmetric;
-  } else if (t[4] == "hermitian") {
-    fail(source, 1, "hermitian matrices are not supported (they are complex)");
-  } else {
-    fail(source, 1, "unknown symmetry '" + t[4] + "' (general, symmetric or skew-symmetric)");
-  }
+  if (t[3] == "complex") fail(source, 1, "complex matrices are not supported");
+  if (t[4] == "hermitian") fail(source, 1, "hermitian matrices are not supported (they are complex)");
+  h.format = banner_word<mm_format>(t[2], {{"coordinate", mm_format::coordinate}, {"array", mm_format::array}},
+                                    "format", source);
+  h.field = banner_word<mm_field>(
+      t[3], {{"real", mm_field::real}, {"double", mm_field::real}, {"integer", mm_field::integer}, {"pattern", mm_field::pattern}},
+      "field", source);
+  h.symmetry = banner_word<mm_symmetry>(t[4],
+                                        {{"general", mm_symmetry::general},
+                                         {"symmetric", mm_symmetry::symmetric},
+                                         {"skew-symmetric", mm_symmetry::skew_symmetric}},
+                                        "symmetry", source);
   if (h.format == mm_format::array && h.field == mm_field::pattern) {
     fail(source, 1, "an array file cannot have the pattern field");
   }
