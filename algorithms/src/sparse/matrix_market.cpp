@@ -21,6 +21,11 @@
 #include <type_traits>
 #include <utility>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "scankit/error.hpp"
 
 namespace scankit::sparse {
@@ -374,18 +379,56 @@ coo_matrix_host<Index, Value> parse_matrix_market(std::string_view text, const m
   return m;
 }
 
+namespace {
+
+// A whole file's bytes: mapped read-only where the system allows (no copy of a page-cached file),
+// read into memory otherwise.
+class file_text {
+ public:
+  explicit file_text(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) throw error(path + ": cannot open the file");
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+      void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (p != MAP_FAILED) {
+        mapped_ = p;
+        size_ = static_cast<std::size_t>(st.st_size);
+      }
+    }
+    ::close(fd);
+    if (mapped_ == nullptr) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw error(path + ": cannot open the file");
+      std::ostringstream copy;
+      copy << in.rdbuf();
+      if (in.bad()) throw error(path + ": cannot read the file");
+      copy_ = std::move(copy).str();
+    }
+  }
+  ~file_text() {
+    if (mapped_ != nullptr) ::munmap(mapped_, size_);
+  }
+  file_text(const file_text&) = delete;
+  file_text& operator=(const file_text&) = delete;
+
+  std::string_view view() const {
+    return mapped_ != nullptr ? std::string_view(static_cast<const char*>(mapped_), size_) : std::string_view(copy_);
+  }
+
+ private:
+  void* mapped_ = nullptr;
+  std::size_t size_ = 0;
+  std::string copy_;
+};
+
+}  // namespace
+
 template <class Index, class Value>
 coo_matrix_host<Index, Value> read_matrix_market(const std::string& path, const matrix_market_read_options& options,
                                                  matrix_market_header* header) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(path + ": cannot open the file");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw error(path + ": cannot read the file");
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.seekg(0, std::ios::beg);
-  if (size > 0 && !in.read(text.data(), size)) throw error(path + ": cannot read the file");
-  return parse_matrix_market<Index, Value>(text, options, header, path);
+  const file_text text(path);
+  return parse_matrix_market<Index, Value>(text.view(), options, header, path);
 }
 
 template <class Index, class Value>
