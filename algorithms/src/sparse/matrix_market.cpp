@@ -432,6 +432,81 @@ coo_matrix_host<Index, Value> read_matrix_market(const std::string& path, const 
 }
 
 template <class Index, class Value>
+coo_matrix_host<Index, Value> parse_metis_graph(std::string_view text, const std::string& source) {
+  std::size_t pos = 0;
+  std::int64_t line_number = 0;
+  std::string_view line;
+  // The header: the first line that is not a comment.
+  do {
+    if (pos >= text.size()) fail(source, std::max<std::int64_t>(line_number, 1), "the file ends before the header");
+    ++line_number;
+    line = take_line(text, pos);
+  } while (!line.empty() && line.front() == '%');
+  std::int64_t n = 0, m = 0, fmt = 0, ncon = 0;
+  std::size_t at = 0;
+  if (!read_number(line, at, n) || !read_number(line, at, m) || n < 0 || m < 0) {
+    fail(source, line_number, "the header needs the vertex and edge counts: n m [fmt [ncon]]");
+  }
+  if (read_number(line, at, fmt) && read_number(line, at, ncon) && ncon < 0) {
+    fail(source, line_number, "a negative number of vertex weights");
+  }
+  if (!only_blanks_after(line, at) || fmt < 0 || fmt > 111 || fmt % 10 > 1 || fmt / 10 % 10 > 1 || fmt / 100 > 1) {
+    fail(source, line_number, "the header's fmt must be three 0/1 digits (vertex sizes, vertex weights, edge weights)");
+  }
+  const bool sizes = fmt / 100 == 1;
+  const std::int64_t weights = fmt / 10 % 10 == 1 ? std::max<std::int64_t>(ncon, 1) : 0;
+  const bool edge_weights = fmt % 10 == 1;
+  if (n > std::numeric_limits<Index>::max()) fail(source, line_number, "more vertices than the index type holds");
+
+  coo_matrix_host<Index, Value> g;
+  g.rows = g.cols = static_cast<Index>(n);
+  g.row.reserve(static_cast<std::size_t>(2 * m));
+  g.col.reserve(static_cast<std::size_t>(2 * m));
+  g.value.reserve(static_cast<std::size_t>(2 * m));
+  for (std::int64_t v = 0; v < n; ++v) {
+    // Vertex lines: comments are skipped, blank lines are vertices without neighbours.
+    do {
+      if (pos >= text.size()) {
+        fail(source, line_number, "the file ends after " + std::to_string(v) + " of " + std::to_string(n) + " vertex lines");
+      }
+      ++line_number;
+      line = take_line(text, pos);
+    } while (!line.empty() && line.front() == '%');
+    at = 0;
+    std::int64_t skip = 0;
+    for (std::int64_t k = 0; k < (sizes ? 1 : 0) + weights; ++k) {
+      if (!read_number(line, at, skip)) fail(source, line_number, "expected the vertex's size and weights");
+    }
+    while (!only_blanks_after(line, at)) {
+      std::int64_t u = 0, w = 1;
+      if (!read_number(line, at, u)) fail(source, line_number, "expected a neighbour's index");
+      if (u < 1 || u > n) {
+        fail(source, line_number, "neighbour " + std::to_string(u) + " is out of range [1, " + std::to_string(n) + "]");
+      }
+      if (edge_weights && !read_number(line, at, w)) fail(source, line_number, "expected an edge weight");
+      g.row.push_back(static_cast<Index>(v));
+      g.col.push_back(static_cast<Index>(u - 1));
+      g.value.push_back(static_cast<Value>(w));
+    }
+  }
+  while (pos < text.size()) {  // nothing but comments and blank lines may follow
+    ++line_number;
+    if (!skipped_line(take_line(text, pos))) fail(source, line_number, "more vertex lines than the " + std::to_string(n) + " declared");
+  }
+  if (static_cast<std::int64_t>(g.nonzeros()) != 2 * m) {
+    fail(source, line_number, std::to_string(g.nonzeros()) + " adjacency entries where the header's " +
+                                  std::to_string(m) + " edges need " + std::to_string(2 * m));
+  }
+  return g;
+}
+
+template <class Index, class Value>
+coo_matrix_host<Index, Value> read_metis_graph(const std::string& path) {
+  const file_text text(path);
+  return parse_metis_graph<Index, Value>(text.view(), path);
+}
+
+template <class Index, class Value>
 void write_matrix_market(const std::string& path, const coo_matrix_host<Index, Value>& m, mm_field field) {
   if (m.row.size() != m.value.size() || m.col.size() != m.value.size()) {
     throw error(path + ": the triplet arrays differ in length");
@@ -475,7 +550,9 @@ void write_matrix_market(const std::string& path, const coo_matrix_host<Index, V
   template coo_matrix_host<Index, Value> read_matrix_market<Index, Value>(const std::string&,                        \
                                                                           const matrix_market_read_options&,         \
                                                                           matrix_market_header*);                    \
-  template void write_matrix_market<Index, Value>(const std::string&, const coo_matrix_host<Index, Value>&, mm_field);
+  template void write_matrix_market<Index, Value>(const std::string&, const coo_matrix_host<Index, Value>&, mm_field); \
+  template coo_matrix_host<Index, Value> parse_metis_graph<Index, Value>(std::string_view, const std::string&);       \
+  template coo_matrix_host<Index, Value> read_metis_graph<Index, Value>(const std::string&);
 SCANKIT_MATRIX_MARKET(std::int32_t, float)
 SCANKIT_MATRIX_MARKET(std::int32_t, double)
 SCANKIT_MATRIX_MARKET(std::int64_t, float)

@@ -67,6 +67,19 @@ coo_matrix_host<Index, Value> parse_matrix_market(std::string_view text, const m
                                                   matrix_market_header* header = nullptr,
                                                   const std::string& source_name = "<text>");
 
+// METIS graph files (the format of gpmetis, and of the graphs Debian's libmetis-doc ships): the
+// header "n m [fmt [ncon]]", then one line per vertex listing its neighbours (1-based), with
+// vertex sizes, vertex weights and edge weights as fmt says. The result is the n x n adjacency
+// matrix: one triplet per listed neighbour (so both directions of every undirected edge), valued
+// by the edge weight or 1; vertex sizes and weights are read and dropped. Errors as for Matrix
+// Market files (a neighbour out of range, a line that is not numbers, fewer vertex lines or
+// adjacency entries than the header declares).
+template <class Index, class Value>
+coo_matrix_host<Index, Value> read_metis_graph(const std::string& path);
+
+template <class Index, class Value>
+coo_matrix_host<Index, Value> parse_metis_graph(std::string_view text, const std::string& source_name = "<text>");
+
 // Writes coordinate general triplets, 1-based; values with enough digits to read back the same
 // (max_digits10). mm_field::pattern writes no values.
 template <class Index, class Value>
