@@ -41,7 +41,8 @@ std::string find_plot_script() {
   if (!ec) {
     fs::path dir = exe.parent_path();
     for (int up = 0; up < 4 && !dir.empty(); ++up) {
-      candidates.push_back(dir / "scripts" / "plot_lab.py");
+      candidates.push_back(dir / "scripts" / "plot_lab.py");             // a source tree
+      candidates.push_back(dir / "share" / "scankit" / "plot_lab.py");  // an install (bin/../share/scankit)
       dir = dir.parent_path();
     }
   }
