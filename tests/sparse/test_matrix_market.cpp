@@ -135,6 +135,7 @@ TEST(MatrixMarketRead, BadFilesNameTheLine) {
       {"%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 2 1\n", "<text>:3: an entry above the diagonal"},
       {"%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 1\n", "<text>:3: an entry on or above the diagonal"},
       {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", "<text>:5: the file ends after 3 of 4 entries"},
+      {"%%MatrixMarket matrix array real symmetric\n4000000000 4000000000\n", "<text>:2: the matrix is too large"},
   };
   for (const bad& b : cases) {
     SCOPED_TRACE(b.text);

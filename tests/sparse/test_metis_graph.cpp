@@ -60,6 +60,9 @@ TEST(MetisGraph, BadFilesNameTheLine) {
       {"2 1 10\n\n1\n", "<text>:2: expected the vertex's size and weights"},
       {"2 1\n2\n1\n2\n", "<text>:4: more vertex lines than the 2 declared"},
       {"2 2\n2\n1\n", "<text>:3: 2 adjacency entries where the header's 2 edges need 4"},
+      // Found by the fuzzer: a huge edge count must not be allocated before the lines bear it out.
+      {"20 1000000000000000000\n", "<text>:1: the file ends after 0 of 20 vertex lines"},
+      {"2 9223372036854775807\n", "<text>:1: the edge count is too large"},
   };
   for (const auto& [text, expected] : cases) {
     SCOPED_TRACE(text);

@@ -164,6 +164,7 @@ matrix_market_header parse_header(std::string_view text, std::size_t& pos, std::
       }
       h.entries = h.rows * h.cols;
     } else {
+      if (n > 3037000499ll) fail(source, line_number, "the matrix is too large");  // n (n + 1) overflows
       h.entries = h.symmetry == mm_symmetry::symmetric ? n * (n + 1) / 2 : n * (n - 1) / 2;
     }
   }
@@ -458,11 +459,16 @@ coo_matrix_host<Index, Value> parse_metis_graph(std::string_view text, const std
   const bool edge_weights = fmt % 10 == 1;
   if (n > std::numeric_limits<Index>::max()) fail(source, line_number, "more vertices than the index type holds");
 
+  if (m > std::numeric_limits<std::int64_t>::max() / 2) fail(source, line_number, "the edge count is too large");
+
   coo_matrix_host<Index, Value> g;
   g.rows = g.cols = static_cast<Index>(n);
-  g.row.reserve(static_cast<std::size_t>(2 * m));
-  g.col.reserve(static_cast<std::size_t>(2 * m));
-  g.value.reserve(static_cast<std::size_t>(2 * m));
+  // The header's count is a claim until the lines bear it out: reserve no more than the text
+  // can hold (two bytes per entry at least).
+  const auto expected = static_cast<std::size_t>(std::min<std::int64_t>(2 * m, static_cast<std::int64_t>(text.size() / 2 + 1)));
+  g.row.reserve(expected);
+  g.col.reserve(expected);
+  g.value.reserve(expected);
   for (std::int64_t v = 0; v < n; ++v) {
     // Vertex lines: comments are skipped, blank lines are vertices without neighbours.
     do {
