@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
 #include "scankit/compact.hpp"
@@ -60,86 +61,48 @@ struct app_options {
   std::uint64_t seed = 5;
 };
 
-void usage() {
-  std::cout
-      << "usage: scankit compact [--input FILE] [--format csv|bin] [--column N|NAME] [--fields F]\n"
-         "                       [--drop-nan] [--min X] [--max Y] [--output FILE]\n"
-         "                       [--strategy single_pass|three_step]\n"
-         "       scankit compact --generate FILE [--rows N] [--seed S]\n"
-         "\n"
-         "Keeps the records whose value in one column passes the filter, on the GPU (stream compaction:\n"
-         "scankit::select_by_stencil), checks the result against the host reference and reports kept and\n"
-         "dropped counts. Without a CUDA device only the host reference runs.\n"
-         "\n"
-         "  --input FILE      dataset (default: data/" << default_dataset << ", generated sensor readings)\n"
-         "  --format F        csv (a header line, comma-separated numbers; 'nan' or an empty field is NaN)\n"
-         "                    or bin (records of --fields little-endian float64); default: from the extension\n"
-         "  --column C        the column to filter on: 0-based index or CSV header name\n"
-         "                    (default: " << default_column << " for the default dataset, else 0)\n"
-         "  --drop-nan        drop records whose value is NaN\n"
-         "  --min X, --max Y  drop records whose value is below X or above Y. NaN is in no range, so\n"
-         "                    --min/--max drop NaN records too\n"
-         "                    (no filter given: --drop-nan, plus --min " << default_min << " --max " << default_max
-      << " on the default dataset)\n"
-         "  --output FILE     write the kept records there, in the input's format\n"
-         "  --strategy S      single_pass (default) or three_step (flags, exclusive scan, scatter)\n"
-         "  --generate FILE   write a generated dataset (CSV, or bin with --format bin) and stop;\n"
-         "                    --rows N (default 20000) and --seed S (default 5) shape it\n";
-}
-
-double parse_double(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') throw scankit::error("scankit compact: " + flag + " needs a number, got '" + text + "'");
-  return v;
-}
-
-app_options parse(int argc, char** argv) {
-  app_options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw scankit::error("scankit compact: " + a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      usage();
-      std::exit(0);
-    } else if (a == "--input") {
-      o.input = value();
-    } else if (a == "--format") {
-      o.format = value();
-      if (o.format != "csv" && o.format != "bin") throw scankit::error("scankit compact: --format is csv or bin");
-    } else if (a == "--column") {
-      o.column = value();
-    } else if (a == "--fields") {
-      o.fields = static_cast<int>(parse_double(a, value()));
-      if (o.fields < 1) throw scankit::error("scankit compact: --fields must be at least 1");
-    } else if (a == "--drop-nan") {
-      o.drop_nan = true;
-    } else if (a == "--min") {
-      o.min = parse_double(a, value());
-      o.has_min = true;
-    } else if (a == "--max") {
-      o.max = parse_double(a, value());
-      o.has_max = true;
-    } else if (a == "--output") {
-      o.output = value();
-    } else if (a == "--strategy") {
-      o.compact.strategy = scankit::parse_compact_strategy(value());
-    } else if (a == "--generate") {
-      o.generate = value();
-    } else if (a == "--rows") {
-      o.rows = static_cast<std::int64_t>(parse_double(a, value()));
-      if (o.rows < 0) throw scankit::error("scankit compact: --rows must not be negative");
-    } else if (a == "--seed") {
-      o.seed = static_cast<std::uint64_t>(parse_double(a, value()));
-    } else {
-      throw scankit::error("scankit compact: unknown option '" + a + "' (see --help)");
+// The options, parsed by CLI11; false when --help was asked for (CLI11 printed it).
+bool parse(int argc, char** argv, app_options& o) {
+  CLI::App app{"Keeps the records whose value in one column passes the filter, on the GPU (stream\n"
+               "compaction: scankit::select_by_stencil), checks the result against the host reference and\n"
+               "reports kept and dropped counts. Without a CUDA device only the host reference runs.\n"
+               "Also: scankit compact --generate FILE [--rows N] [--seed S] writes a dataset and stops.",
+               "scankit compact"};
+  app.add_option("--input", o.input,
+                 std::string("dataset (default: data/") + default_dataset + ", generated sensor readings)");
+  app.add_option("--format", o.format,
+                 "csv (a header line, comma-separated numbers; 'nan' or an empty field is NaN) or bin (records of\n"
+                 "--fields little-endian float64); default: from the file name")
+      ->check(CLI::IsMember({"csv", "bin"}));
+  app.add_option("--column", o.column,
+                 std::string("the column to filter on: 0-based index or CSV header name (default: ") + default_column +
+                     " for the default dataset, else 0)");
+  app.add_option("--fields", o.fields, "bin: float64 fields per record (default 1)")->check(CLI::PositiveNumber);
+  app.add_flag("--drop-nan", o.drop_nan, "drop records whose value is NaN");
+  auto* min = app.add_option("--min", o.min, "drop records whose value is below X (NaN is in no range: dropped too)");
+  auto* max = app.add_option("--max", o.max, "drop records whose value is above Y (NaN is in no range: dropped too)");
+  app.add_option("--output", o.output, "write the kept records there, in the input's format");
+  std::string strategy;
+  app.add_option("--strategy", strategy, "single_pass (default) or three_step (flags, exclusive scan, scatter)");
+  app.add_option("--generate", o.generate, "write a generated dataset (CSV, or bin with --format bin) and stop");
+  app.add_option("--rows", o.rows, "rows of the generated dataset (default 20000)")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", o.seed, "seed of the generated dataset (default 5)");
+  app.footer(std::string("No filter given: --drop-nan, plus --min ") + std::to_string(default_min) + " --max " +
+             std::to_string(default_max) + " on the default dataset.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      app.exit(e);  // --help: CLI11 prints it
+      return false;
     }
+    throw scankit::error(std::string("scankit compact: ") + e.what() + " (see --help)");
   }
+  o.has_min = min->count() > 0;
+  o.has_max = max->count() > 0;
+  if (!strategy.empty()) o.compact.strategy = scankit::parse_compact_strategy(strategy);
   if (o.has_min && o.has_max && o.max < o.min) throw scankit::error("scankit compact: --max is below --min");
-  return o;
+  return true;
 }
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -398,7 +361,8 @@ std::vector<std::int64_t> gpu_filter(const std::vector<double>& column, scankit:
 }  // namespace
 
 int run_compact_app(int argc, char** argv) {
-  app_options o = parse(argc, argv);
+  app_options o;
+  if (!parse(argc, argv, o)) return 0;
   if (!o.generate.empty()) {
     generate(o);
     return 0;
