@@ -87,8 +87,10 @@ bool parse(int argc, char** argv, app_options& o) {
   app.add_option("--generate", o.generate, "write a generated dataset (CSV, or bin with --format bin) and stop");
   app.add_option("--rows", o.rows, "rows of the generated dataset (default 20000)")->check(CLI::NonNegativeNumber);
   app.add_option("--seed", o.seed, "seed of the generated dataset (default 5)");
-  app.footer(std::string("No filter given: --drop-nan, plus --min ") + std::to_string(default_min) + " --max " +
-             std::to_string(default_max) + " on the default dataset.");
+  std::ostringstream footer;
+  footer << "No filter given: --drop-nan, plus --min " << default_min << " --max " << default_max
+         << " on the default dataset.";
+  app.footer(footer.str());
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
