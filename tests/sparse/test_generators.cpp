@@ -66,6 +66,7 @@ TEST(Poisson, ThreeDimensional) {
 TEST(Poisson, RejectsSizesBeyondTheIndexType) {
   EXPECT_THROW((poisson_2d<std::int32_t, float>(50000)), scankit::error);
   EXPECT_THROW((poisson_2d<std::int32_t, float>(-1)), scankit::error);
+  EXPECT_THROW((poisson_3d<std::int64_t, float>(std::int64_t{1} << 40)), scankit::error);  // n^3 overflows
 }
 
 TEST(Rmat, DeterministicInRangeAndSkewed) {

@@ -1,6 +1,7 @@
 // Poisson stencils and R-MAT graphs (scankit/sparse/generators.hpp).
 #include "scankit/sparse/generators.hpp"
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -15,6 +16,29 @@ void check_fits(const char* function, std::int64_t rows, std::int64_t nonzeros) 
   if (rows > std::numeric_limits<Index>::max() || nonzeros < 0) {
     throw error(std::string(function) + ": " + std::to_string(rows) + " rows do not fit the index type");
   }
+}
+
+// The stencil matrix of an n^dimensions grid before its entries: checked sizes, arrays reserved.
+template <class Index, class Value>
+coo_matrix_host<Index, Value> empty_stencil_matrix(const char* function, std::int64_t n, int dimensions,
+                                                  int neighbours) {
+  if (n < 0) throw error(std::string(function) + ": n = " + std::to_string(n) + " is negative");
+  // n^dimensions rows must fit the index type (checked in floating point first: no overflow).
+  if (static_cast<double>(n) > std::pow(static_cast<double>(std::numeric_limits<Index>::max()), 1.0 / dimensions)) {
+    throw error(std::string(function) + ": n = " + std::to_string(n) + " gives more rows than the index type holds");
+  }
+  std::int64_t rows = 1, face = 1;
+  for (int d = 0; d < dimensions; ++d) rows *= n;
+  for (int d = 1; d < dimensions; ++d) face *= n;
+  // Every row has neighbours + 1 entries, less one per grid boundary it lies on.
+  const std::int64_t nonzeros = (neighbours + 1) * rows - neighbours * face;
+  check_fits<Index>(function, rows, nonzeros);
+  coo_matrix_host<Index, Value> m;
+  m.rows = m.cols = static_cast<Index>(rows);
+  m.row.reserve(static_cast<std::size_t>(nonzeros));
+  m.col.reserve(static_cast<std::size_t>(nonzeros));
+  m.value.reserve(static_cast<std::size_t>(nonzeros));
+  return m;
 }
 
 // A stateless 64-bit mix (splitmix64's finaliser): random bits from a counter.
@@ -39,15 +63,7 @@ void push(coo_matrix_host<Index, Value>& m, std::int64_t r, std::int64_t c, Valu
 
 template <class Index, class Value>
 coo_matrix_host<Index, Value> poisson_2d(std::int64_t n) {
-  if (n < 0) throw error("scankit::sparse::poisson_2d: n = " + std::to_string(n) + " is negative");
-  const std::int64_t rows = n * n;
-  const std::int64_t nonzeros = 5 * rows - 4 * n;
-  check_fits<Index>("scankit::sparse::poisson_2d", rows, nonzeros);
-  coo_matrix_host<Index, Value> m;
-  m.rows = m.cols = static_cast<Index>(rows);
-  m.row.reserve(static_cast<std::size_t>(nonzeros));
-  m.col.reserve(static_cast<std::size_t>(nonzeros));
-  m.value.reserve(static_cast<std::size_t>(nonzeros));
+  auto m = empty_stencil_matrix<Index, Value>("scankit::sparse::poisson_2d", n, 2, 4);
   for (std::int64_t y = 0; y < n; ++y) {
     for (std::int64_t x = 0; x < n; ++x) {
       const std::int64_t r = y * n + x;  // neighbours in column order: up, left, self, right, down
@@ -63,15 +79,8 @@ coo_matrix_host<Index, Value> poisson_2d(std::int64_t n) {
 
 template <class Index, class Value>
 coo_matrix_host<Index, Value> poisson_3d(std::int64_t n) {
-  if (n < 0) throw error("scankit::sparse::poisson_3d: n = " + std::to_string(n) + " is negative");
-  const std::int64_t plane = n * n, rows = plane * n;
-  const std::int64_t nonzeros = 7 * rows - 6 * plane;
-  check_fits<Index>("scankit::sparse::poisson_3d", rows, nonzeros);
-  coo_matrix_host<Index, Value> m;
-  m.rows = m.cols = static_cast<Index>(rows);
-  m.row.reserve(static_cast<std::size_t>(nonzeros));
-  m.col.reserve(static_cast<std::size_t>(nonzeros));
-  m.value.reserve(static_cast<std::size_t>(nonzeros));
+  auto m = empty_stencil_matrix<Index, Value>("scankit::sparse::poisson_3d", n, 3, 6);
+  const std::int64_t plane = n * n;
   for (std::int64_t z = 0; z < n; ++z) {
     for (std::int64_t y = 0; y < n; ++y) {
       for (std::int64_t x = 0; x < n; ++x) {
