@@ -14,6 +14,10 @@
 //   cub                       cub::DeviceRadixSort::SortKeys / SortPairs (out of place)
 //   scankit_onesweep          scankit::sort_keys / sort_pairs / argsort (the default strategy)
 //   scankit_reduce_then_scan  the same with the reduce-then-scan strategy
+//   scankit_total_order       f32: float_order::total (the default; every other row sorts floats
+//                             by raw bits, CUB's order)
+//   shape_multi_block         small sizes: the tuned shape without the one-block path
+//   shape_no_prefetch         u32, u64, u32_sorted: without the L2 prefetch of later tiles
 // Counters: ms (median of the iterations), Gkeys_per_s, frac_floor (the time a copy of the keys
 // and values once in, once out would take / this time: what fraction of the memory floor the sort
 // reaches), vs_cub (CUB time / this time, > 1: faster than CUB).
@@ -22,6 +26,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_main.hpp"
+#include "bench_support.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -49,27 +54,13 @@ extern const char* const build_commit;
 namespace {
 
 using i64 = std::int64_t;
+using scankit_bench::mix64;
 
-void check_cuda(cudaError_t code, const char* call, int line) {
-  if (code != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw std::runtime_error(std::string(call) + " failed at bench_sort.cu:" + std::to_string(line) + ": " +
-                             cudaGetErrorName(code) + ": " + cudaGetErrorString(code));
-  }
-}
-#define BENCH_CHECK(call) check_cuda((call), #call, __LINE__)
 
 cudaStream_t g_stream = nullptr;
 cudaEvent_t g_start = nullptr, g_stop = nullptr;
 unsigned long long* g_mismatches = nullptr;
 scankit::workspace* g_ws = nullptr;
-
-__host__ __device__ inline std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 enum class keys_kind { uniform, f32_unit, distinct8, sorted, below2p20, iota };
 
@@ -124,13 +115,7 @@ unsigned long long mismatches(const T* a, const T* b, i64 n) {
 }
 
 double time_ms(const std::function<void()>& launch) {
-  BENCH_CHECK(cudaEventRecord(g_start, g_stream));
-  launch();
-  BENCH_CHECK(cudaEventRecord(g_stop, g_stream));
-  BENCH_CHECK(cudaEventSynchronize(g_stop));
-  float ms = 0;
-  BENCH_CHECK(cudaEventElapsedTime(&ms, g_start, g_stop));
-  return ms;
+  return scankit_bench::event_time_ms(g_stream, g_start, g_stop, launch);
 }
 
 double median(std::vector<double> v) {
@@ -177,15 +162,8 @@ constexpr std::size_t sort_value_bytes = sizeof(V);
 template <>
 inline constexpr std::size_t sort_value_bytes<void> = 0;
 
-// The tuned pass shape without the one-block path for small inputs (template API): what a small
-// sort would cost in the multi-block pipeline.
-template <class K, class V>
-std::function<void()> shape_launch(const std::string& row, const K* keys_in, K* keys_out, const V* values_in,
-                                   V* values_out, i64 n) {
-  if (row != "shape_multi_block") return {};
-  using tuned = scankit::device_detail::radix_sort_tuning<sizeof(K), sort_value_bytes<V>>;
-  using P = scankit::device_detail::radix_pass_policy<384, tuned::items_per_thread, 8, tuned::min_blocks_per_sm, 32,
-                                                      1024, 4, false>;
+template <class K, class V, class P>
+std::function<void()> launch_with_policy(const K* keys_in, K* keys_out, const V* values_in, V* values_out, i64 n) {
   return [=] {
     scankit::sort_options options;
     options.floats = scankit::float_order::raw_bits;  // CUB's order, as the other rows
@@ -195,6 +173,27 @@ std::function<void()> shape_launch(const std::string& row, const K* keys_in, K* 
       scankit::device::sort_pairs<P>(keys_in, keys_out, values_in, values_out, n, g_stream, g_ws, options);
     }
   };
+}
+
+// Rows of other pass shapes (template API). shape_multi_block: the tuned shape without the
+// one-block path for small inputs, what a small sort would cost in the multi-block pipeline.
+// shape_no_prefetch: a keys-only sort without its L2 prefetch of later tiles.
+template <class K, class V>
+std::function<void()> shape_launch(const std::string& row, const K* keys_in, K* keys_out, const V* values_in,
+                                   V* values_out, i64 n) {
+  using tuned = scankit::device_detail::radix_sort_tuning<sizeof(K), sort_value_bytes<V>>;
+  constexpr int I = tuned::items_per_thread, M = tuned::min_blocks_per_sm, A = tuned::prefetch_tiles_ahead;
+  if (row == "shape_multi_block") {
+    using P = scankit::device_detail::radix_pass_policy<384, I, 8, M, 32, 1024, 4, false, A>;
+    return launch_with_policy<K, V, P>(keys_in, keys_out, values_in, values_out, n);
+  }
+  if constexpr (std::is_void_v<V> && (std::is_same_v<K, std::uint32_t> || std::is_same_v<K, std::uint64_t>)) {
+    if (row == "shape_no_prefetch") {
+      using P = scankit::device_detail::radix_pass_policy<384, I, 8, M, 32, 1024, 4, true, 0>;
+      return launch_with_policy<K, V, P>(keys_in, keys_out, values_in, values_out, n);
+    }
+  }
+  return {};
 }
 
 // V = void: keys only. Argsort: V = int32_t, the values in are 0..n-1 (CUB) or generated (scankit).
@@ -261,7 +260,9 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
     scankit::sort_options options;
     options.strategy = row == "scankit_reduce_then_scan" ? scankit::sort_strategy::reduce_then_scan
                                                          : scankit::sort_strategy::onesweep;
-    options.floats = scankit::float_order::raw_bits;  // CUB's order, so the outputs compare
+    // CUB's order, so the outputs compare; scankit_total_order: the default order (the same result
+    // on keys without NaNs or -0.0).
+    options.floats = row == "scankit_total_order" ? scankit::float_order::total : scankit::float_order::raw_bits;
     launch = [&d, n, options, argsort] {
       if constexpr (pairs) {
         if constexpr (std::is_same_v<VV, std::int32_t> || std::is_same_v<VV, std::int64_t>) {
@@ -336,15 +337,16 @@ void add_workload(const std::string& name, i64 n, keys_kind kind, bool argsort =
 
 void register_all() {
   const i64 big = i64{1} << 28;
-  add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform);
+  const std::vector<std::string> no_prefetch = {"shape_no_prefetch"};
+  add_workload<std::uint32_t, void>("u32", big, keys_kind::uniform, false, no_prefetch);
   add_workload<std::uint32_t, std::uint32_t>("u32_u32", big, keys_kind::uniform);
-  add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform);
+  add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform, false, no_prefetch);
   add_workload<std::uint64_t, std::uint64_t>("u64_u64", big, keys_kind::uniform);
   add_workload<std::uint8_t, void>("u8", big, keys_kind::uniform);
   add_workload<std::uint16_t, void>("u16", big, keys_kind::uniform);
-  add_workload<float, void>("f32", big, keys_kind::f32_unit);
+  add_workload<float, void>("f32", big, keys_kind::f32_unit, false, {"scankit_total_order"});
   add_workload<std::uint32_t, void>("u32_8distinct", big, keys_kind::distinct8);
-  add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted);
+  add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted, false, no_prefetch);
   add_workload<std::uint32_t, void>("u32_below2p20", big, keys_kind::below2p20);
   add_workload<float, std::int32_t>("argsort_f32_i32", big, keys_kind::f32_unit, true);
   // Latency: small sorts (one block up to 16384 keys of 4 bytes) beside the multi-block pipeline.

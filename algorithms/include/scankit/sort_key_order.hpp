@@ -68,6 +68,31 @@ struct float_format<__nv_bfloat16> { static constexpr std::uint16_t exponent = 0
 
 }  // namespace detail
 
+// The bit-key of a floating-point type with its order fixed at compile time (what the sort's
+// kernels run: the order costs no run-time test per key).
+template <class Key, float_order Order>
+struct float_bit_key {
+  using bits_type = detail::unsigned_bits_t<Key>;
+
+  SCANKIT_HOST_DEVICE bits_type operator()(const Key& key) const {
+    static_assert(detail::is_sort_float_v<Key>, "float_bit_key is for floating-point keys");
+    using signed_bits = std::make_signed_t<bits_type>;
+    constexpr int top = 8 * static_cast<int>(sizeof(Key)) - 1;
+    constexpr bits_type sign = static_cast<bits_type>(bits_type{1} << top);
+    bits_type bits = detail::raw_bits_of(key);
+    if constexpr (Order == float_order::total) {
+      using format = detail::float_format<Key>;
+      if (static_cast<bits_type>(bits & static_cast<bits_type>(~sign)) > format::exponent) {
+        return static_cast<bits_type>(~bits_type{0});  // NaN: above +inf (whose bits are below all-ones)
+      }
+      if (bits == sign) bits = 0;  // -0.0 -> +0.0
+    }
+    // Negatives flipped whole, positives with the sign bit set: the mask is all ones or the sign.
+    const auto negative = static_cast<bits_type>(static_cast<signed_bits>(bits) >> top);
+    return static_cast<bits_type>(bits ^ static_cast<bits_type>(negative | sign));
+  }
+};
+
 // The bit-key of the built-in key types: ordered bits as described above.
 template <class Key>
 struct default_bit_key {
@@ -77,19 +102,14 @@ struct default_bit_key {
   SCANKIT_HOST_DEVICE bits_type operator()(const Key& key) const {
     static_assert(std::is_integral_v<Key> || detail::is_sort_float_v<Key>,
                   "default_bit_key covers integers and floating point; give other key types a bit-key functor");
-    constexpr bits_type sign = static_cast<bits_type>(bits_type{1} << (8 * sizeof(Key) - 1));
-    bits_type bits = detail::raw_bits_of(key);
     if constexpr (std::is_integral_v<Key>) {
+      constexpr bits_type sign = static_cast<bits_type>(bits_type{1} << (8 * sizeof(Key) - 1));
+      bits_type bits = detail::raw_bits_of(key);
       if constexpr (std::is_signed_v<Key>) bits = static_cast<bits_type>(bits ^ sign);
       return bits;
     } else {
-      using format = detail::float_format<Key>;
-      if (floats == float_order::total) {
-        const bool nan = (bits & format::exponent) == format::exponent && (bits & format::mantissa) != 0;
-        if (nan) return static_cast<bits_type>(~bits_type{0});  // above +inf (whose bits are below all-ones)
-        if (bits == sign) bits = 0;                               // -0.0 -> +0.0
-      }
-      return static_cast<bits_type>((bits & sign) ? ~bits : (bits | sign));
+      return floats == float_order::total ? float_bit_key<Key, float_order::total>{}(key)
+                                          : float_bit_key<Key, float_order::raw_bits>{}(key);
     }
   }
 };

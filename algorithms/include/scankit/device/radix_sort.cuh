@@ -51,10 +51,12 @@ using sort_policy = device_detail::radix_pass_policy<BlockThreads, ItemsPerThrea
 
 namespace sort_detail {
 
-template <class Key, class BitKey>
-BitKey with_float_order(BitKey bit_key, const sort_options& options) {
-  if constexpr (std::is_same_v<BitKey, default_bit_key<Key>>) bit_key.floats = options.floats;
-  return bit_key;
+// The same call, sorting by another bit-key.
+template <class Other, class Policy, class Key, class Value, class BitKey>
+device_detail::radix_sort_call<Policy, Key, Value, Other> with_bit_key(
+    const device_detail::radix_sort_call<Policy, Key, Value, BitKey>& call) {
+  return {call.keys_in,        call.keys_out,         call.values_in,     call.values_out,
+          call.keys_alternate, call.values_alternate, call.double_buffered};
 }
 
 template <class Key, class BitKey>
@@ -79,9 +81,23 @@ int run(const char* function, const device_detail::radix_sort_call<Policy, Key, 
   check_types<Key, Value, BitKey>();
   int begin_bit = 0, end_bit = 0;
   detail::resolve_bit_range(function, options, key_bits<Key, BitKey>, begin_bit, end_bit);
-  device_detail::run_radix_sort(call, n, begin_bit, end_bit, options.order == sort_order::descending,
-                                options.strategy == sort_strategy::reduce_then_scan,
-                                with_float_order<Key>(bit_key, options), stream, ws);
+  const bool descending = options.order == sort_order::descending;
+  const bool reduce_then_scan = options.strategy == sort_strategy::reduce_then_scan;
+  if constexpr (std::is_same_v<BitKey, default_bit_key<Key>> && scankit::detail::is_sort_float_v<Key>) {
+    // Floating-point keys sort with the order as a type: each order gets kernels without a
+    // per-key test of it.
+    const auto sort_by = [&](auto fixed_order) {
+      device_detail::run_radix_sort(with_bit_key<decltype(fixed_order)>(call), n, begin_bit, end_bit, descending,
+                                    reduce_then_scan, fixed_order, stream, ws);
+    };
+    if (options.floats == float_order::raw_bits) {
+      sort_by(float_bit_key<Key, float_order::raw_bits>{});
+    } else {
+      sort_by(float_bit_key<Key, float_order::total>{});
+    }
+  } else {
+    device_detail::run_radix_sort(call, n, begin_bit, end_bit, descending, reduce_then_scan, bit_key, stream, ws);
+  }
   return n > 0 ? device_detail::radix_passes{begin_bit, end_bit, Policy::radix_bits}.count() : 0;
 }
 

@@ -37,6 +37,7 @@
 #include "scankit/device/tile/channel_look_back.cuh"
 #include "scankit/device/tile/multi_channel_tile_state.cuh"
 #include "scankit/device/tile/tile_ticket.cuh"
+#include "scankit/device/util/l2_prefetch.cuh"
 
 namespace scankit::device_detail {
 
@@ -278,6 +279,24 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   }
 }
 
+// The L2 prefetch of a later tile (Policy::prefetch_tiles_ahead): one bulk request per array,
+// each by one thread of its own warp.
+template <class Policy, class Key, class Value>
+__device__ __forceinline__ void radix_prefetch_ahead(const radix_pass_arrays<Key, Value>& arrays, long long n,
+                                                     unsigned tile) {
+  if constexpr (Policy::prefetch_tiles_ahead > 0) {
+    const long long ahead = (static_cast<long long>(tile) + Policy::prefetch_tiles_ahead) * Policy::tile_items;
+    if (ahead + Policy::tile_items <= n) {
+      if (threadIdx.x == 32) prefetch_l2(arrays.keys_in + ahead, Policy::tile_items * sizeof(Key));
+      if constexpr (!std::is_same_v<Value, radix_no_values>) {
+        if (threadIdx.x == 64 && arrays.values_in != nullptr) {
+          prefetch_l2(arrays.values_in + ahead, Policy::tile_items * sizeof(Value));
+        }
+      }
+    }
+  }
+}
+
 template <class Policy, radix_offsets_source Source, class Key, class Value, class BitKey>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     radix_pass_kernel(const radix_pass_args<Key, Value, BitKey> args) {
@@ -314,6 +333,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     arrays.values_out = route.write == 0 ? args.value_buffers[0] : args.value_buffers[1];
   }
   const long long remaining = args.n - static_cast<long long>(ticket.tile) * Policy::tile_items;
+  radix_prefetch_ahead<Policy>(arrays, args.n, ticket.tile);
   if (remaining >= Policy::tile_items) {
     radix_pass_tile<Policy, Source, true>(args, arrays, s, exchange_bytes, ticket, Policy::tile_items);
   } else {

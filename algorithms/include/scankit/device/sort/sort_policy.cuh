@@ -9,7 +9,8 @@ namespace scankit::device_detail {
 
 // BlockThreads threads each rank ItemsPerThread keys of a tile, RadixBits bits per digit pass.
 template <int BlockThreads, int ItemsPerThread, int RadixBits = 8, int MinBlocksPerSm = 0, unsigned BackoffFirstNs = 32,
-          unsigned BackoffMaxNs = 1024, int LookBackWindow = 4, bool SmallSortsInOneBlock = true>
+          unsigned BackoffMaxNs = 1024, int LookBackWindow = 4, bool SmallSortsInOneBlock = true,
+          int PrefetchTilesAhead = 0>
 struct radix_pass_policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "the block must be whole warps, at most 1024 threads");
   static_assert(RadixBits >= 5 && RadixBits <= 8, "digits of 5 to 8 bits (the digit scans take whole warps)");
@@ -28,6 +29,9 @@ struct radix_pass_policy {
   static constexpr int look_back_window = LookBackWindow;
   // Sorts of up to radix_sort_tuning<...>::block::tile_items keys run in one block (onesweep).
   static constexpr bool small_sorts_in_one_block = SmallSortsInOneBlock;
+  // > 0: the block that draws tile t asks L2 for the keys (and values) of tile t + this many, so
+  // that block's loads hit L2 (l2_prefetch.cuh).
+  static constexpr int prefetch_tiles_ahead = PrefetchTilesAhead;
 };
 
 // Small sorts in one block (radix_block_sort.cuh): BlockThreads threads hold ItemsPerThread keys
@@ -50,7 +54,9 @@ struct radix_sort_tuning {
   static constexpr std::size_t item_bytes = KeyBytes + ValueBytes;
   static constexpr int items_per_thread = item_bytes <= 4 ? 24 : KeyBytes == 4 && ValueBytes == 4 ? 18 : 16;
   static constexpr int min_blocks_per_sm = item_bytes <= 8 ? 3 : 2;
-  using pass = radix_pass_policy<384, items_per_thread, 8, min_blocks_per_sm>;
+  // Keys-only sorts prefetch the keys of the tile 32 tickets ahead into L2; pairs do not.
+  static constexpr int prefetch_tiles_ahead = ValueBytes == 0 ? 32 : 0;
+  using pass = radix_pass_policy<384, items_per_thread, 8, min_blocks_per_sm, 32, 1024, 4, true, prefetch_tiles_ahead>;
   // Sorts of at most block::tile_items keys run in one block (radix_block_sort.cuh).
   using block = radix_block_sort_policy<1024, item_bytes <= 4 ? 16 : item_bytes <= 8 ? 12 : item_bytes <= 16 ? 8 : 6>;
 };
