@@ -69,8 +69,15 @@ __device__ __forceinline__ void store_tile(Out out, long long base, int valid, c
   }
 }
 
+// The register cap of a tile kernel: the policy's, except for the deterministic look-back, whose
+// window of aggregates spills under the 4-byte cap; it runs uncapped (docs/tuning.md).
+template <class Policy, tile_prefix_source Source>
+constexpr int scan_tiles_min_blocks_per_sm() {
+  return Source == tile_prefix_source::deterministic_look_back ? 0 : Policy::min_blocks_per_sm;
+}
+
 template <class Policy, tile_prefix_source Source, class T, class In, class Out, class Op>
-__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+__global__ void __launch_bounds__(Policy::block_threads, (scan_tiles_min_blocks_per_sm<Policy, Source>()))
     scan_tiles_kernel(const scan_tiles_args<T, In, Out> args, Op op) {
   constexpr int K = Policy::items_per_thread;
   constexpr bool single_pass = Source != tile_prefix_source::independent;
