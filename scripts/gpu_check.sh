@@ -6,8 +6,9 @@
 # Steps (env STEPS, default "tests sanitizer bench"; each one keeps going when another fails):
 #   tests      ctest -L gpu (the GPU suite)                          -> OUTDIR/gpu_tests.log
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on a scan test binary, a
-#              compaction test binary (test_select_if) and the radix sort's (test_radix_sort), at
-#              small sizes -> OUTDIR/sanitizer.log
+#              compaction test binary (test_select_if), the radix sort's (test_radix_sort) and the
+#              segmented scan's, reduction's and reduce-by-key's, at small sizes
+#                                                                    -> OUTDIR/sanitizer.log
 #   bench      bench/bench_scan with JSON output                     -> OUTDIR/bench.log, bench_scan.json
 #   compare    (not in the default STEPS) bench/bench_scan and bench/bench_compact of two builds,
 #              BEFORE_BUILD_DIR (old) and BUILD_DIR (new), run alternately in this call (round 1:
@@ -56,6 +57,12 @@
 #                           test_radix_sort; "none" leaves the sort out)
 #   SANITIZER_SORT_FILTER   --gtest_filter for them (default: float keys in raw-bit order, uint32
 #                           keys in two buffers, int16 pairs in two buffers, both strategies)
+#   SANITIZER_SEGMENT_TESTS segmented scan, reduction and reduce-by-key binaries (paths under
+#                           BUILD_DIR/tests; default core/test_segmented_scan core/test_reduce
+#                           algorithms/test_reduce_by_key; "none" leaves them out)
+#   SANITIZER_SEGMENT_FILTER --gtest_filter for them (default: in place and iterator segmented
+#                           scans, misaligned, non-commutative and arg reductions, wide-key
+#                           reduce-by-key)
 #   SCANKIT_TEST_SMALL      the sanitizer runs set it to 1 unless it is set (compaction tests then
 #                           stay below ~10 tiles; 0 gives the full sizes)
 #   SANITIZER_TOOLS         default "memcheck racecheck synccheck"
@@ -312,6 +319,11 @@ sanitizer_binaries() {
   local sort=${SANITIZER_SORT_TESTS:-test_radix_sort}
   local sort_filter=${SANITIZER_SORT_FILTER:-'SortFloatOrder.RawBitsOrder:SortKeys/5.DoubleBuffer*:SortPairs.DoubleBuffer'}
   algorithm_binaries "$sort" "$sort_filter"
+  local segments=${SANITIZER_SEGMENT_TESTS:-"core/test_segmented_scan core/test_reduce algorithms/test_reduce_by_key"}
+  local segment_filter=${SANITIZER_SEGMENT_FILTER:-'SegmentedScan.InPlace:SegmentedScan.IteratorInputs:SegmentedScan.PrecompiledOverloads:Reduce.MisalignedAndNarrowInputs:Reduce.NonCommutativeOperator:Reduce.ArgMinArgMaxTiesAndNans:ReduceByKey.WideKeysAndValues:ReduceByKey.NonCommutativeOperatorAndUserEquality'}
+  if [[ "$segments" != none ]]; then
+    for b in $segments; do printf '%s\t%s\n' "$BUILD_DIR/tests/$b" "$segment_filter"; done
+  fi
 }
 
 # "<path><TAB><filter>" for each of $1 (names under BUILD_DIR/tests/algorithms or paths; "none":
@@ -575,6 +587,7 @@ step_compare() {
 #   tune     bench/tune_scan: shapes and back-off of the single-pass kernel  -> tune_scan.{log,json}
 #   compact  bench/bench_compact: compaction against CUB                     -> bench_compact.{log,json}
 #   lab      apps/scankit lab (LAB_ARGS, default --quick)                    -> OUTDIR/lab/, lab.log
+#   segments bench/bench_segments: segmented scans, reductions, reduce-by-key -> bench_segments.{log,json}
 #   cli      compute-sanitizer (memcheck, racecheck, synccheck) on `scankit scan --n $CLI_N`
 #            (default 300000): every strategy x block algorithm of the precompiled int32 sum at 74
 #            register tiles; 2000000 also reaches the staged kernel's L2 prefetch (more than 128
@@ -619,7 +632,10 @@ for step in $STEPS; do
     compare) step_compare ;;
     cli) step_cli_sanitizer ;;
     sort) step_sort ;;
-    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli sort)"; fail_step "$step" ;;
+    segments) step_binary bench_segments "$BUILD_DIR/bench/bench_segments" 200 --benchmark_repetitions=1 \
+                --benchmark_out="$OUTDIR/bench_segments.json" --benchmark_out_format=json ;;
+    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli sort segments)"
+       fail_step "$step" ;;
   esac
 done
 

@@ -41,6 +41,24 @@ struct bit_xor_op {
   SCANKIT_HOST_DEVICE T operator()(const T& a, const T& b) const { return static_cast<T>(a ^ b); }
 };
 
+// Whether op(a, b) == op(b, a) for all a, b: a reduction may then combine the items in any
+// grouping of its own (a fixed one: results stay the same from run to run). False unless
+// specialised; true for the built-in operators (floating-point + included: a + b == b + a).
+template <class Op>
+struct is_commutative : std::false_type {};
+template <>
+struct is_commutative<plus_op> : std::true_type {};
+template <>
+struct is_commutative<maximum_op> : std::true_type {};
+template <>
+struct is_commutative<minimum_op> : std::true_type {};
+template <>
+struct is_commutative<bit_and_op> : std::true_type {};
+template <>
+struct is_commutative<bit_or_op> : std::true_type {};
+template <>
+struct is_commutative<bit_xor_op> : std::true_type {};
+
 // Which built-in operators make sense for T (bitwise ones need an integral type).
 template <class T>
 constexpr bool op_supported(scan_op op) {

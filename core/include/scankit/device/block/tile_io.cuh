@@ -40,11 +40,17 @@ struct tile_io {
 
   // items[k] = tile[threadIdx.x * K + k] for a full tile.
   static __device__ __forceinline__ void load_full(const T* tile, T (&items)[K], storage& s, bool vector_ok) {
+    load_warp(tile + warp_id() * 32 * K, items, s, vector_ok);
+  }
+
+  // items[k] = warp_items[lane * K + k]: one warp's 32 * K items, through its own stretch of s
+  // (vector_ok: warp_items is 16-byte aligned).
+  static __device__ __forceinline__ void load_warp(const T* warp_items, T (&items)[K], storage& s, bool vector_ok) {
     if constexpr (vectorizable) {
       if (vector_ok) {
         const int lane = lane_id();
         const int warp = warp_id();
-        const int4* source = reinterpret_cast<const int4*>(tile) + warp * chunks_per_warp;
+        const int4* source = reinterpret_cast<const int4*>(warp_items);
         int4* segment = s.chunks + warp * chunks_per_warp;
         int4 chunk[chunks_per_thread];
 #pragma unroll
@@ -61,7 +67,7 @@ struct tile_io {
         return;
       }
     }
-    const T* mine = tile + static_cast<int>(threadIdx.x) * K;
+    const T* mine = warp_items + lane_id() * K;
 #pragma unroll
     for (int k = 0; k < K; ++k) items[k] = mine[k];
   }

@@ -2,6 +2,7 @@
 // the tuned shape per value size. Tuning lives here, next to nothing else.
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
 
 #include "scankit/device/tile/look_back.cuh"
@@ -105,6 +106,16 @@ struct staged_scan_tuning {
 template <>
 struct staged_scan_tuning<double> {
   using policy = prefetching_staged_policy<224, 7, 4, true>;
+};
+
+// The segmented scan's register kernel: 256 threads, 16 KiB of the wider of the values and the
+// head items (flags or keys) per tile, at most 32 items per thread (a thread's segment heads are
+// one 32-bit mask); the two tile transposes then fit the 48 KiB of static shared memory.
+template <class T, class HeadItem>
+struct segmented_scan_tuning {
+  static constexpr std::size_t widest = sizeof(T) > sizeof(HeadItem) ? sizeof(T) : sizeof(HeadItem);
+  static constexpr int items_per_thread = widest >= 64 ? 1 : (64 / widest > 32 ? 32 : static_cast<int>(64 / widest));
+  using policy = scan_policy<256, items_per_thread>;
 };
 
 template <class T, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>

@@ -1,0 +1,104 @@
+// Device layer: the segmented scan's tile kernel. One tile per block, as the register scan
+// kernel (scan_kernels.cuh), over (value, head) pairs combined by segmented_op
+// (scankit/segmented_operators.hpp):
+//   1. load the tile's values and its heads (segment_heads.cuh); each thread folds its K pairs;
+//   2. a block scan of the thread aggregates, and the tile's prefix from the engine's single-pass
+//      protocol (tile_prefix_op, decoupled look-back): a pair aggregate says both what the tile
+//      adds and whether a segment starts in it, so a look-back stops counting at a head;
+//   3. each thread rescans its items from its prefix, restarting at each head, and stores.
+// A launch without a workspace (args.pass.header == nullptr) is a single tile: no look-back.
+//
+// Memory order: only the tile aggregates and prefixes travel between blocks, each with its status
+// in tile_state (the 16-byte packed form for 4-byte values, the release/acquire split form for
+// wider ones); see tile_state.cuh.
+#pragma once
+
+#include <cstdint>
+
+#include "scankit/device/block/block_barrier.cuh"
+#include "scankit/device/block/block_scan.cuh"
+#include "scankit/device/block/tile_io.cuh"
+#include "scankit/device/device/scan_kernels.cuh"
+#include "scankit/device/tile/tile_prefix_op.cuh"
+#include "scankit/segmented_operators.hpp"
+
+namespace scankit::device_detail {
+
+template <class T, class In, class Heads, class Out>
+struct segmented_scan_args {
+  In values;
+  Heads heads;
+  Out out;
+  long long n;
+  bool exclusive;  // each segment starts from `init` (out at a head = init)
+  T init;
+  single_pass_context<segment_item<T>> pass;  // header == nullptr: one tile, no look-back
+};
+
+template <class Policy, class T, class Heads>
+struct segmented_scan_storage {
+  using io = tile_io<T, Policy::items_per_thread, Policy::block_threads>;
+  using block_scan = block_scan_t<Policy::algorithm, segment_item<T>, Policy::block_threads>;
+  typename io::storage values;
+  typename Heads::storage heads;
+  typename block_scan::storage scan;
+  segment_item<T> tile_prefix;
+  tile_ticket ticket;
+};
+
+template <class Policy, class T, class In, class Heads, class Out, class Op>
+__global__ void __launch_bounds__(Policy::block_threads)
+    segmented_scan_kernel(const segmented_scan_args<T, In, Heads, Out> args, Op op) {
+  constexpr int K = Policy::items_per_thread;
+  static_assert(K <= 32, "a thread's heads are one 32-bit mask");
+  using item_t = segment_item<T>;
+  using pair_op = segmented_op<Op>;
+  using storage_t = segmented_scan_storage<Policy, T, Heads>;
+  __shared__ storage_t s;
+  const pair_op combine{op};
+  const bool single_pass = args.pass.header != nullptr;
+
+  long long tile = 0;
+  if (single_pass) {
+    if (threadIdx.x == 0) s.ticket = args.pass.draw();
+    __syncthreads();
+    tile = s.ticket.tile;
+  }
+  const long long base = tile * Policy::tile_items;
+  const long long remaining = args.n - base;
+  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+
+  T values[K];
+  load_tile<typename storage_t::io>(args.values, base, valid, values, s.values);
+  const unsigned heads = args.heads.load(base, valid, s.heads);
+
+  item_t aggregate{values[0], heads & 1u};
+#pragma unroll
+  for (int k = 1; k < K; ++k) aggregate = combine(aggregate, item_t{values[k], (heads >> k) & 1u});
+  const block_scan_result<item_t> scanned = storage_t::block_scan::scan(aggregate, s.scan, combine);
+
+  optional_prefix<item_t> tile_prefix{false, item_t{}};
+  if (single_pass) {
+    const tile_prefix_op<item_t, pair_op, look_back_shape<>, false> prefix(args.pass, s.ticket, combine);
+    tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.tile_prefix);
+  }
+
+  // The inclusive result of the item before this thread's first, where there is one.
+  bool has_running = tile_prefix.present;
+  T running = tile_prefix.value.value;
+  if (threadIdx.x > 0) {
+    running = has_running ? combine(tile_prefix.value, scanned.exclusive).value : scanned.exclusive.value;
+    has_running = true;
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const bool head = ((heads >> k) & 1u) != 0 || !has_running;  // item 0 of the input has nothing before it
+    const T inclusive = head ? values[k] : static_cast<T>(op(running, values[k]));
+    values[k] = args.exclusive ? (head ? args.init : static_cast<T>(op(args.init, running))) : inclusive;
+    running = inclusive;
+    has_running = true;
+  }
+  store_tile<typename storage_t::io>(args.out, base, valid, values, s.values);
+}
+
+}  // namespace scankit::device_detail

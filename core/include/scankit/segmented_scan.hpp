@@ -1,0 +1,57 @@
+// Segmented scans over device arrays: the precompiled host API (callable from g++-compiled code).
+// A segmented scan restarts at the start of every segment.
+//
+//   By head flags: item i starts a segment when head_flags[i] != 0 (item 0 always does).
+//     inclusive_segmented_scan: out[i] = values[h] op ... op values[i], h the head of i's segment
+//     exclusive_segmented_scan: out[h] = init; out[i] = init op values[h] op ... op values[i - 1]
+//   By key (as thrust::inclusive_scan_by_key): segments are the runs of equal keys.
+//     inclusive_scan_by_key / exclusive_scan_by_key, with the same results per run.
+//
+// Values: int32, int64, float, double; operators: scan_op::plus, maximum, minimum (the others, user
+// types, operators, key comparisons and iterators: scankit/device/segmented_scan.cuh, nvcc).
+// Keys: 32- and 64-bit integers, compared for equality of their bits.
+// Pointers are device pointers; `n` is a 64-bit count; work is enqueued on `stream` and the call
+// returns without synchronising. `out == values` (in place) is allowed; any other overlap, with
+// the values, the flags or the keys, is rejected. Bad arguments throw scankit::error before
+// anything is enqueued; CUDA failures throw scankit::cuda_error. With `ws == nullptr` temporary
+// storage is taken and returned stream-ordered; a scankit::workspace reuses it across calls.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "scankit/error.hpp"
+#include "scankit/scan_options.hpp"
+#include "scankit/workspace.hpp"
+
+namespace scankit {
+
+#define SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, K)                                                             \
+  void inclusive_scan_by_key(const K* keys, const T* values, T* out, std::int64_t n, scan_op op = scan_op::plus,   \
+                             cudaStream_t stream = nullptr, workspace* ws = nullptr);                              \
+  void exclusive_scan_by_key(const K* keys, const T* values, T* out, std::int64_t n, T init,                       \
+                             scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+
+#define SCANKIT_DECLARE_SEGMENTED_SCAN(T)                                                                         \
+  void inclusive_segmented_scan(const T* values, const std::uint8_t* head_flags, T* out, std::int64_t n,          \
+                                scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr); \
+  void exclusive_segmented_scan(const T* values, const std::uint8_t* head_flags, T* out, std::int64_t n, T init,  \
+                                scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr); \
+  SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, std::int32_t)                                                          \
+  SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, std::uint32_t)                                                         \
+  SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, std::int64_t)                                                          \
+  SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, std::uint64_t)                                                         \
+  /* Bytes of workspace any segmented scan of n values of T needs (0 when it needs none). */                      \
+  std::size_t segmented_scan_workspace_bytes(const T* /*type tag*/, std::int64_t n);
+
+SCANKIT_DECLARE_SEGMENTED_SCAN(std::int32_t)
+SCANKIT_DECLARE_SEGMENTED_SCAN(std::int64_t)
+SCANKIT_DECLARE_SEGMENTED_SCAN(float)
+SCANKIT_DECLARE_SEGMENTED_SCAN(double)
+
+#undef SCANKIT_DECLARE_SEGMENTED_SCAN
+#undef SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY
+
+}  // namespace scankit
