@@ -11,6 +11,7 @@ command -v ccache >/dev/null || need+=(ccache)
 [[ -f /usr/include/gtest/gtest.h ]] || need+=(libgtest-dev libgmock-dev)
 [[ -f /usr/include/benchmark/benchmark.h ]] || need+=(libbenchmark-dev)
 [[ -f /usr/include/CLI/CLI.hpp ]] || need+=(libcli11-dev)
+[[ -f /usr/include/eigen3/Eigen/SparseCore ]] || need+=(libeigen3-dev)
 
 
 if ((${#need[@]})); then

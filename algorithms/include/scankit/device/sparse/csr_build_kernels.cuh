@@ -1,0 +1,78 @@
+// Device layer of the sparse module: the small kernels of CSR construction.
+//
+//   row_offsets_kernel          offsets[r] = the first k with rows[k] >= r (rows sorted): item k
+//                               writes the offsets of the rows after rows[k - 1] up to rows[k],
+//                               so empty rows get their offsets too, in one pass over the rows
+//   pack_coordinates_kernel     (row, column) -> one 64-bit key, row above column, for the sort;
+//                               notes the first entry out of range
+//   unpack_coordinates_kernel   the key back into row and column
+//   expand_rows_kernel          CSR to COO: the row of every entry, a thread per row
+//   gather_entries_kernel       the transpose's entries in their new order (a permutation)
+#pragma once
+
+#include <cstdint>
+
+namespace scankit::device_detail {
+
+// Rows out of order or out of range give wrong offsets but no write outside offsets[0..n_rows].
+template <class Index>
+__global__ void row_offsets_kernel(const Index* rows, long long nnz, Index n_rows, Index* offsets) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k <= nnz; k += stride) {
+    long long before = k == 0 ? -1 : static_cast<long long>(rows[k - 1]);
+    long long here = k == nnz ? static_cast<long long>(n_rows) : static_cast<long long>(rows[k]);
+    before = before < -1 ? -1 : before;
+    here = here > n_rows ? static_cast<long long>(n_rows) : here;
+    for (long long r = before + 1; r <= here; ++r) offsets[r] = static_cast<Index>(k);
+  }
+}
+
+template <class Index>
+__global__ void pack_coordinates_kernel(const Index* rows, const Index* cols, long long nnz, Index n_rows, Index n_cols,
+                                        int col_bits, unsigned long long* keys, unsigned long long* first_bad) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < nnz; k += stride) {
+    const Index r = rows[k], c = cols[k];
+    unsigned long long key = 0;
+    if (r < 0 || r >= n_rows || c < 0 || c >= n_cols) {
+      atomicMin(first_bad, static_cast<unsigned long long>(k));
+    } else {
+      key = (static_cast<unsigned long long>(r) << col_bits) | static_cast<unsigned long long>(c);
+    }
+    keys[k] = key;
+  }
+}
+
+template <class Index>
+__global__ void unpack_coordinates_kernel(const unsigned long long* keys, const std::int64_t* count, int col_bits,
+                                          Index* rows, Index* cols) {
+  const long long n = static_cast<long long>(*count);
+  const unsigned long long column_mask = col_bits >= 64 ? ~0ull : (1ull << col_bits) - 1;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+    rows[k] = static_cast<Index>(keys[k] >> col_bits);
+    cols[k] = static_cast<Index>(keys[k] & column_mask);
+  }
+}
+
+template <class Index>
+__global__ void expand_rows_kernel(const Index* offsets, Index n_rows, Index* rows) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; r < n_rows; r += stride) {
+    for (Index k = offsets[r]; k < offsets[r + 1]; ++k) rows[k] = static_cast<Index>(r);
+  }
+}
+
+// out_columns[k] = rows[order[k]], out_values[k] = values[order[k]].
+template <class Index, class Value>
+__global__ void gather_entries_kernel(const Index* order, long long nnz, const Index* rows, const Value* values,
+                                      Index* out_columns, Value* out_values) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < nnz; k += stride) {
+    const Index from = order[k];
+    out_columns[k] = rows[from];
+    out_values[k] = values[from];
+  }
+}
+
+}  // namespace scankit::device_detail

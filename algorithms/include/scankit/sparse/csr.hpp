@@ -1,0 +1,61 @@
+// Compressed sparse row (CSR) matrices on the host and in device memory. Plain C++ (g++).
+//
+// Row r's entries are columns[offsets[r] .. offsets[r + 1]) and values[...] at the same places;
+// offsets has rows + 1 items, offsets[0] = 0 and offsets[rows] = nonzeros. Indices are
+// std::int32_t or std::int64_t; values float or double.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace scankit::sparse {
+
+template <class Index, class Value>
+struct csr_matrix_host {
+  Index rows = 0;
+  Index cols = 0;
+  std::vector<Index> offsets;  // rows + 1
+  std::vector<Index> columns;
+  std::vector<Value> values;
+
+  std::size_t nonzeros() const { return values.size(); }
+};
+
+// A CSR matrix whose arrays live in device memory and belong to it (cudaMalloc / cudaFree;
+// movable, not copyable). Allocation failures throw scankit::cuda_error.
+template <class Index, class Value>
+class device_csr {
+ public:
+  device_csr() = default;
+  device_csr(Index rows, Index cols, std::int64_t nonzeros);
+  ~device_csr();
+  device_csr(const device_csr&) = delete;
+  device_csr& operator=(const device_csr&) = delete;
+  device_csr(device_csr&& other) noexcept;
+  device_csr& operator=(device_csr&& other) noexcept;
+
+  Index rows() const noexcept { return rows_; }
+  Index cols() const noexcept { return cols_; }
+  std::int64_t nonzeros() const noexcept { return nonzeros_; }
+  Index* offsets() noexcept { return offsets_; }
+  const Index* offsets() const noexcept { return offsets_; }
+  Index* columns() noexcept { return columns_; }
+  const Index* columns() const noexcept { return columns_; }
+  Value* values() noexcept { return values_; }
+  const Value* values() const noexcept { return values_; }
+
+  // The arrays copied to the host (waits for the device).
+  csr_matrix_host<Index, Value> download() const;
+
+ private:
+  void release() noexcept;
+  Index rows_ = 0;
+  Index cols_ = 0;
+  std::int64_t nonzeros_ = 0;
+  Index* offsets_ = nullptr;
+  Index* columns_ = nullptr;
+  Value* values_ = nullptr;
+};
+
+}  // namespace scankit::sparse

@@ -1,0 +1,192 @@
+// CSR construction on the GPU (scankit/sparse/csr_build.hpp): the row-offsets kernel, and COO to
+// CSR as pack -> radix sort (scankit::sort_pairs) -> duplicates summed (scankit::reduce_by_key)
+// -> unpack -> row offsets.
+#include "scankit/sparse/csr_build.hpp"
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include "scankit/detail/check_arguments.hpp"
+#include "scankit/device/sparse/csr_build_kernels.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/error.hpp"
+#include "scankit/radix_sort.hpp"
+#include "scankit/reduce_by_key.hpp"
+
+namespace scankit::sparse {
+namespace {
+
+// Grid-stride kernels: enough blocks to fill the GPU, never more than the items need.
+unsigned grid_for(long long items) {
+  const long long blocks = (items + 255) / 256;
+  return static_cast<unsigned>(std::clamp(blocks, 1LL, 132LL * 16));
+}
+
+// Stream-ordered scratch memory, freed (stream-ordered) when it goes out of scope.
+template <class T>
+class scratch {
+ public:
+  scratch(std::size_t count, cudaStream_t stream) : stream_(stream) {
+    SCANKIT_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&data_), std::max<std::size_t>(count, 1) * sizeof(T), stream));
+  }
+  ~scratch() { (void)cudaFreeAsync(data_, stream_); }
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+  T* get() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  cudaStream_t stream_;
+};
+
+// Bits that hold every index below `count` (0 for count <= 1).
+template <class Index>
+int index_bits(Index count) {
+  int bits = 0;
+  for (auto largest = static_cast<std::uint64_t>(count <= 1 ? 0 : count - 1); largest != 0; largest >>= 1) ++bits;
+  return bits;
+}
+
+template <class Index>
+void row_offsets(const char* function, const Index* rows, std::int64_t nnz, Index n_rows, Index* offsets,
+                 cudaStream_t stream) {
+  detail::check_count(function, nnz);
+  if (n_rows < 0) throw error(std::string(function) + ": n_rows = " + std::to_string(n_rows) + " is negative");
+  detail::check_pointer(function, "rows", rows, nnz);
+  detail::check_pointer(function, "offsets", offsets, static_cast<std::int64_t>(n_rows) + 1);
+  device_detail::launch_kernel("row_offsets_kernel", device_detail::row_offsets_kernel<Index>, grid_for(nnz + 1), 256,
+                               stream, rows, static_cast<long long>(nnz), n_rows, offsets);
+}
+
+template <class Index, class Value>
+device_csr<Index, Value> coo_to_csr(const Index* rows, const Index* cols, const Value* values, std::int64_t nnz,
+                                    Index n_rows, Index n_cols, cudaStream_t stream, workspace* ws) {
+  const char* function = "scankit::sparse::coo_to_csr";
+  detail::check_count(function, nnz);
+  if (n_rows < 0 || n_cols < 0) {
+    throw error(std::string(function) + ": negative size " + std::to_string(n_rows) + " x " + std::to_string(n_cols));
+  }
+  detail::check_pointer(function, "rows", rows, nnz);
+  detail::check_pointer(function, "cols", cols, nnz);
+  detail::check_pointer(function, "values", values, nnz);
+  const int col_bits = index_bits(n_cols);
+  const int key_bits = index_bits(n_rows) + col_bits;
+  if (key_bits > 64) {
+    throw error(std::string(function) + ": a " + std::to_string(n_rows) + " x " + std::to_string(n_cols) +
+                " matrix needs " + std::to_string(key_bits) + " bits per (row, column) key, more than 64");
+  }
+  if (nnz > 0 && (n_rows == 0 || n_cols == 0)) {
+    throw error(std::string(function) + ": entries in a matrix of size " + std::to_string(n_rows) + " x " +
+                std::to_string(n_cols));
+  }
+  const auto count = static_cast<std::size_t>(nnz);
+  scratch<std::uint64_t> keys(count, stream), sorted_keys(count, stream), bad(1, stream);
+  scratch<Value> sorted_values(count, stream), sums(count, stream);
+  scratch<std::int64_t> runs(1, stream);
+  SCANKIT_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0xff, sizeof(unsigned long long), stream));
+  SCANKIT_CUDA_CHECK(cudaMemsetAsync(runs.get(), 0, sizeof(std::int64_t), stream));
+  if (nnz > 0) {
+    device_detail::launch_kernel("pack_coordinates_kernel", device_detail::pack_coordinates_kernel<Index>, grid_for(nnz),
+                                 256, stream, rows, cols, static_cast<long long>(nnz), n_rows, n_cols, col_bits,
+                                 reinterpret_cast<unsigned long long*>(keys.get()),
+                                 reinterpret_cast<unsigned long long*>(bad.get()));
+    sort_options by_position;
+    by_position.end_bit = key_bits;
+    scankit::sort_pairs(keys.get(), sorted_keys.get(), values, sorted_values.get(), nnz, stream, ws, by_position);
+    scankit::reduce_by_key(sorted_keys.get(), sorted_values.get(), keys.get(), sums.get(), runs.get(), nnz, scan_op::plus,
+                           stream, ws);
+  }
+  std::uint64_t first_bad = 0;
+  std::int64_t entries = 0;
+  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&first_bad, bad.get(), sizeof(first_bad), cudaMemcpyDeviceToHost, stream));
+  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&entries, runs.get(), sizeof(entries), cudaMemcpyDeviceToHost, stream));
+  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (first_bad != ~std::uint64_t{0}) {
+    Index r = 0, c = 0;
+    SCANKIT_CUDA_CHECK(cudaMemcpy(&r, rows + first_bad, sizeof(Index), cudaMemcpyDeviceToHost));
+    SCANKIT_CUDA_CHECK(cudaMemcpy(&c, cols + first_bad, sizeof(Index), cudaMemcpyDeviceToHost));
+    throw error(std::string(function) + ": entry " + std::to_string(first_bad) + " at (" + std::to_string(r) + ", " +
+                std::to_string(c) + ") lies outside the " + std::to_string(n_rows) + " x " + std::to_string(n_cols) +
+                " matrix");
+  }
+  device_csr<Index, Value> csr(n_rows, n_cols, entries);
+  if (entries > 0) {
+    auto* sorted_rows = reinterpret_cast<Index*>(sorted_keys.get());  // free again: the keys are in `keys`
+    device_detail::launch_kernel("unpack_coordinates_kernel", device_detail::unpack_coordinates_kernel<Index>,
+                                 grid_for(entries), 256, stream, reinterpret_cast<const unsigned long long*>(keys.get()),
+                                 static_cast<const std::int64_t*>(runs.get()), col_bits, sorted_rows, csr.columns());
+    SCANKIT_CUDA_CHECK(
+        cudaMemcpyAsync(csr.values(), sums.get(), entries * sizeof(Value), cudaMemcpyDeviceToDevice, stream));
+    row_offsets(function, static_cast<const Index*>(sorted_rows), entries, n_rows, csr.offsets(), stream);
+  } else {
+    row_offsets(function, static_cast<const Index*>(nullptr), 0, n_rows, csr.offsets(), stream);
+  }
+  return csr;
+}
+
+}  // namespace
+
+template <class Index, class Value>
+void csr_to_coo_rows(const device_csr<Index, Value>& a, Index* rows, cudaStream_t stream) {
+  detail::check_pointer("scankit::sparse::csr_to_coo_rows", "rows", rows, a.nonzeros());
+  if (a.nonzeros() == 0) return;
+  device_detail::launch_kernel("expand_rows_kernel", device_detail::expand_rows_kernel<Index>, grid_for(a.rows()), 256,
+                               stream, static_cast<const Index*>(a.offsets()), a.rows(), rows);
+}
+
+template <class Index, class Value>
+device_csr<Index, Value> transpose(const device_csr<Index, Value>& a, cudaStream_t stream, workspace* ws) {
+  const auto nnz = a.nonzeros();
+  device_csr<Index, Value> t(a.cols(), a.rows(), nnz);
+  if (nnz == 0) {
+    row_offsets("scankit::sparse::transpose", static_cast<const Index*>(nullptr), 0, a.cols(), t.offsets(), stream);
+    return t;
+  }
+  const auto count = static_cast<std::size_t>(nnz);
+  scratch<Index> rows(count, stream), sorted_columns(count, stream), order(count, stream);
+  csr_to_coo_rows(a, rows.get(), stream);
+  sort_options by_column;
+  by_column.end_bit = std::max(index_bits(a.cols()), 1);
+  scankit::argsort(a.columns(), sorted_columns.get(), order.get(), nnz, stream, ws, by_column);  // stable
+  device_detail::launch_kernel("gather_entries_kernel", device_detail::gather_entries_kernel<Index, Value>,
+                               grid_for(nnz), 256, stream, static_cast<const Index*>(order.get()),
+                               static_cast<long long>(nnz), static_cast<const Index*>(rows.get()), a.values(),
+                               t.columns(), t.values());
+  row_offsets("scankit::sparse::transpose", static_cast<const Index*>(sorted_columns.get()), nnz, a.cols(), t.offsets(),
+              stream);
+  return t;
+}
+
+template void csr_to_coo_rows(const device_csr<std::int32_t, float>&, std::int32_t*, cudaStream_t);
+template void csr_to_coo_rows(const device_csr<std::int32_t, double>&, std::int32_t*, cudaStream_t);
+template void csr_to_coo_rows(const device_csr<std::int64_t, float>&, std::int64_t*, cudaStream_t);
+template void csr_to_coo_rows(const device_csr<std::int64_t, double>&, std::int64_t*, cudaStream_t);
+template device_csr<std::int32_t, float> transpose(const device_csr<std::int32_t, float>&, cudaStream_t, workspace*);
+template device_csr<std::int32_t, double> transpose(const device_csr<std::int32_t, double>&, cudaStream_t, workspace*);
+template device_csr<std::int64_t, float> transpose(const device_csr<std::int64_t, float>&, cudaStream_t, workspace*);
+template device_csr<std::int64_t, double> transpose(const device_csr<std::int64_t, double>&, cudaStream_t, workspace*);
+
+void row_offsets_from_sorted_rows(const std::int32_t* rows, std::int64_t nnz, std::int32_t n_rows,
+                                  std::int32_t* offsets, cudaStream_t stream) {
+  row_offsets("scankit::sparse::row_offsets_from_sorted_rows", rows, nnz, n_rows, offsets, stream);
+}
+void row_offsets_from_sorted_rows(const std::int64_t* rows, std::int64_t nnz, std::int64_t n_rows,
+                                  std::int64_t* offsets, cudaStream_t stream) {
+  row_offsets("scankit::sparse::row_offsets_from_sorted_rows", rows, nnz, n_rows, offsets, stream);
+}
+
+#define SCANKIT_DEFINE_COO_TO_CSR(I, V)                                                                    \
+  device_csr<I, V> coo_to_csr(const I* rows, const I* cols, const V* values, std::int64_t nnz, I n_rows,   \
+                              I n_cols, cudaStream_t stream, workspace* ws) {                              \
+    return coo_to_csr<I, V>(rows, cols, values, nnz, n_rows, n_cols, stream, ws);                          \
+  }
+SCANKIT_DEFINE_COO_TO_CSR(std::int32_t, float)
+SCANKIT_DEFINE_COO_TO_CSR(std::int32_t, double)
+SCANKIT_DEFINE_COO_TO_CSR(std::int64_t, float)
+SCANKIT_DEFINE_COO_TO_CSR(std::int64_t, double)
+#undef SCANKIT_DEFINE_COO_TO_CSR
+
+}  // namespace scankit::sparse
