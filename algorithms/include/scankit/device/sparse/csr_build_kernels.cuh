@@ -11,19 +11,40 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace scankit::device_detail {
 
-// Rows out of order or out of range give wrong offsets but no write outside offsets[0..n_rows].
+// Each thread takes V consecutive positions k (one 16-byte load of rows when the array is
+// aligned) and the row before them. Rows out of order or out of range give wrong offsets but no
+// write outside offsets[0..n_rows].
 template <class Index>
 __global__ void row_offsets_kernel(const Index* rows, long long nnz, Index n_rows, Index* offsets) {
+  constexpr int V = 16 / sizeof(Index);
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(rows) & 15u) == 0;
+  const long long groups = (nnz + 1 + V - 1) / V;  // positions 0..nnz
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k <= nnz; k += stride) {
-    long long before = k == 0 ? -1 : static_cast<long long>(rows[k - 1]);
-    long long here = k == nnz ? static_cast<long long>(n_rows) : static_cast<long long>(rows[k]);
-    before = before < -1 ? -1 : before;
-    here = here > n_rows ? static_cast<long long>(n_rows) : here;
-    for (long long r = before + 1; r <= here; ++r) offsets[r] = static_cast<Index>(k);
+  for (long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; g < groups; g += stride) {
+    const long long first = g * V;
+    Index here[V];
+    if (aligned && first + V <= nnz) {
+      const int4 chunk = reinterpret_cast<const int4*>(rows)[g];
+      memcpy(here, &chunk, 16);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) here[j] = first + j < nnz ? rows[first + j] : n_rows;  // nnz: past the last row
+    }
+    long long before = first == 0 ? -1 : static_cast<long long>(rows[first - 1]);
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const long long k = first + j;
+      if (k > nnz) break;
+      long long row = here[j];
+      before = before < -1 ? -1 : before;
+      row = row > n_rows ? static_cast<long long>(n_rows) : row;
+      for (long long r = before + 1; r <= row; ++r) offsets[r] = static_cast<Index>(k);
+      before = here[j];
+    }
   }
 }
 

@@ -126,6 +126,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
           for (int q = 0; q < io::chunks_per_thread; ++q) {
             chunks[q] = reinterpret_cast<const int4*>(args.in + base)[q * 32 + lane_id()];
           }
+          T tile_value{};  // this thread's items of the warp tile (it has some: the tile is whole)
 #pragma unroll
           for (int q = 0; q < io::chunks_per_thread; ++q) {
             item_t items[per_chunk];
@@ -134,9 +135,10 @@ __global__ void __launch_bounds__(Policy::block_threads)
 #pragma unroll
             for (int e = 0; e < per_chunk; ++e) {
               const T item = static_cast<T>(args.map(items[e], index + e));
-              mine = {true, mine.present ? static_cast<T>(op(mine.value, item)) : item};
+              tile_value = q == 0 && e == 0 ? item : static_cast<T>(op(tile_value, item));
             }
           }
+          mine = {true, mine.present ? static_cast<T>(op(mine.value, tile_value)) : tile_value};
         } else {
           item_t items[K];
           const long long mine_first = base + lane_id() * K;
