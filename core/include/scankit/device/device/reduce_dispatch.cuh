@@ -20,9 +20,9 @@
 
 namespace scankit::device_detail {
 
-// 256 threads, 128 bytes of items per thread and warp tile step (docs/tuning.md).
+// 512 threads, 64 bytes of items per thread and warp tile step (docs/tuning.md).
 template <class Item>
-using reduce_tuning = reduce_policy<256, sizeof(Item) >= 128 ? 1 : static_cast<int>(128 / sizeof(Item))>;
+using reduce_tuning = reduce_policy<512, sizeof(Item) >= 64 ? 1 : static_cast<int>(64 / sizeof(Item))>;
 
 // Blocks of `Kernel` resident on the current device at once (asked once per device).
 template <auto Kernel, int BlockThreads>

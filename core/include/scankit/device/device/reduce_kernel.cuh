@@ -45,8 +45,10 @@ struct reduce_args {
   single_pass_header* header;        // the ticket that finds the last block
 };
 
-template <int BlockThreads, int ItemsPerThread>
+// MinBlocksPerSm goes to __launch_bounds__ (0: no minimum).
+template <int BlockThreads, int ItemsPerThread, int MinBlocksPerSm = 0>
 struct reduce_policy {
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr int block_threads = BlockThreads;
   static constexpr int warps = BlockThreads / 32;
   static constexpr int items_per_thread = ItemsPerThread;
@@ -95,7 +97,7 @@ __device__ __forceinline__ optional_value<T> load_partial(const optional_value<T
 }
 
 template <class Policy, class T, class In, class Out, class Map, class Op>
-__global__ void __launch_bounds__(Policy::block_threads)
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     reduce_kernel(const reduce_args<T, In, Out, Map> args, Op op) {
   constexpr int K = Policy::items_per_thread;
   using item_t = std::remove_cv_t<typename std::iterator_traits<In>::value_type>;
