@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <string>
@@ -18,54 +17,10 @@
 #include "scankit/reference/scan_reference.hpp"
 #include "scankit/lab/scan_lab.hpp"
 #include "scankit/scan.hpp"
+#include "scankit/version.hpp"
+#include "scan_demo_options.hpp"
 
 namespace {
-
-struct demo_options {
-  std::int64_t n = std::int64_t(1) << 26;
-  int repeat = 10;
-  std::uint64_t seed = 1;
-  std::string strategy = "all";
-  std::string block = "all";
-};
-
-void usage() {
-  std::cout << "usage: scankit scan [--n N] [--repeat R] [--seed S] [--strategy NAME|all] [--block NAME|all]\n"
-               "  int32 inclusive sum of N generated values (default 2^26).\n"
-               "  strategies: three_launch reduce_then_scan chained decoupled_look_back\n"
-               "  block algorithms: kogge_stone_double_buffer kogge_stone_read_sync_write brent_kung warp_of_warps\n";
-}
-
-demo_options parse(int argc, char** argv) {
-  demo_options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw scankit::error("scankit scan: " + a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      usage();
-      std::exit(0);
-    } else if (a == "--n") {
-      o.n = std::stoll(value());
-      if (o.n <= 0) throw scankit::error("scankit scan: --n must be positive");
-    } else if (a == "--repeat") {
-      o.repeat = std::max(1, std::stoi(value()));
-    } else if (a == "--seed") {
-      o.seed = std::stoull(value());
-    } else if (a == "--strategy") {
-      o.strategy = value();
-      if (o.strategy != "all") (void)scankit::parse_scan_strategy(o.strategy);
-    } else if (a == "--block") {
-      o.block = value();
-      if (o.block != "all") (void)scankit::parse_block_scan_algorithm(o.block);
-    } else {
-      throw scankit::error("scankit scan: unknown option '" + a + "' (see --help)");
-    }
-  }
-  return o;
-}
 
 struct event_timer {
   cudaEvent_t start{}, stop{};
@@ -98,7 +53,8 @@ struct event_timer {
 }  // namespace
 
 int run_scan_demo(int argc, char** argv) {
-  const demo_options o = parse(argc, argv);
+  scankit::apps::scan_demo_options o;
+  if (const int status = scankit::apps::parse_scan_demo_options(argc, argv, o); status >= 0) return status;
   std::vector<std::int32_t> input(static_cast<std::size_t>(o.n));
   std::mt19937_64 rng(o.seed);
   std::uniform_int_distribution<int> dist(-100, 100);
@@ -114,7 +70,7 @@ int run_scan_demo(int argc, char** argv) {
   std::printf("  host reference (1 CPU thread): %.3f ms, %.2f GB/s\n", host_ms, bytes / host_ms / 1e6);
   if (!scankit::cuda_device_available()) {
     std::printf("\nNo CUDA device found: only the host reference ran. The GPU strategies need an NVIDIA GPU\n"
-                "(built for sm_%s); see README.md.\n", "90");
+                "(this build: CUDA architectures %s); see README.md.\n", scankit::cuda_architectures);
     return 0;
   }
 
