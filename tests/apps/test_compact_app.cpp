@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "app_test_util.hpp"
 #include "lab_test_util.hpp"  // temp_dir, read_text
 #include "scankit/error.hpp"
 
@@ -18,21 +20,7 @@ using scankit::lab::testing::read_text;
 using scankit::lab::testing::temp_dir;
 
 int run(std::vector<std::string> args, std::string* out = nullptr) {
-  args.insert(args.begin(), "compact");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  ::testing::internal::CaptureStdout();
-  int status = -1;
-  try {
-    status = run_compact_app(static_cast<int>(args.size()), argv.data());
-  } catch (...) {
-    (void)::testing::internal::GetCapturedStdout();
-    throw;
-  }
-  const std::string text = ::testing::internal::GetCapturedStdout();
-  if (out != nullptr) *out = text;
-  return status;
+  return scankit::apps::testing::run_command(run_compact_app, "compact", std::move(args), out);
 }
 
 TEST(CompactApp, HelpExplainsAndSucceeds) {

@@ -4,8 +4,10 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "app_test_util.hpp"
 #include "lab_test_util.hpp"  // temp_dir
 #include "scankit/error.hpp"
 
@@ -16,21 +18,7 @@ namespace {
 using scankit::lab::testing::temp_dir;
 
 int run(std::vector<std::string> args, std::string* out = nullptr) {
-  args.insert(args.begin(), "csr");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  ::testing::internal::CaptureStdout();
-  int status = -1;
-  try {
-    status = run_csr_app(static_cast<int>(args.size()), argv.data());
-  } catch (...) {
-    (void)::testing::internal::GetCapturedStdout();
-    throw;
-  }
-  const std::string text = ::testing::internal::GetCapturedStdout();
-  if (out != nullptr) *out = text;
-  return status;
+  return scankit::apps::testing::run_command(run_csr_app, "csr", std::move(args), out);
 }
 
 TEST(CsrApp, HelpExplainsAndSucceeds) {

@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "app_test_util.hpp"
 #include "scan_demo_options.hpp"
 #include "scankit/error.hpp"
 
@@ -12,21 +14,9 @@ namespace {
 using scankit::apps::scan_demo_options;
 
 int parse(std::vector<std::string> args, scan_demo_options& o, std::string* out = nullptr) {
-  args.insert(args.begin(), "scan");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  ::testing::internal::CaptureStdout();
-  int status = -2;
-  try {
-    status = scankit::apps::parse_scan_demo_options(static_cast<int>(args.size()), argv.data(), o);
-  } catch (...) {
-    (void)::testing::internal::GetCapturedStdout();
-    throw;
-  }
-  const std::string text = ::testing::internal::GetCapturedStdout();
-  if (out != nullptr) *out = text;
-  return status;
+  return scankit::apps::testing::run_command(
+      [&o](int argc, char** argv) { return scankit::apps::parse_scan_demo_options(argc, argv, o); }, "scan",
+      std::move(args), out);
 }
 
 TEST(ScanApp, HelpExplainsAndSucceeds) {
