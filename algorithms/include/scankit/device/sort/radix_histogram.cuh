@@ -34,6 +34,32 @@ struct radix_passes {
   }
 };
 
+// The digit of ordered bits in one pass, with the pass's shift and mask worked out once per
+// thread rather than per key: keys of up to 4 bytes shift one word; 8-byte keys take the word the
+// digit starts in and a funnel shift with the next (digits may straddle the halves when the bit
+// range does not start at a multiple of the digit width).
+struct radix_pass_digit {
+  unsigned high_word;  // 8-byte keys: the digit starts in the high half
+  unsigned shift;      // within the word
+  unsigned mask;
+
+  __device__ __forceinline__ static radix_pass_digit of(const radix_passes& passes, int pass) {
+    const unsigned shift = static_cast<unsigned>(passes.shift(pass));
+    return {shift >= 32 ? 1u : 0u, shift & 31u, passes.mask(pass)};
+  }
+
+  template <class Bits>
+  __device__ __forceinline__ unsigned operator()(Bits bits) const {
+    if constexpr (sizeof(Bits) <= 4) {
+      return (static_cast<unsigned>(bits) >> shift) & mask;
+    } else {
+      const auto low = static_cast<unsigned>(bits), high = static_cast<unsigned>(bits >> 32);
+      const unsigned from = high_word ? high : low, next = high_word ? 0u : high;
+      return __funnelshift_r(from, next, shift) & mask;
+    }
+  }
+};
+
 // counts[pass * Radix + digit] += keys of [0, n) with that digit in that pass (counts zeroed
 // before). Grid-stride over tiles of Policy::tile_items; one shared histogram per pass per block,
 // added to the global one at the end (64-bit counts: any n).
@@ -44,9 +70,12 @@ __global__ void __launch_bounds__(Policy::block_threads)
   __shared__ unsigned histogram[MaxPasses][Radix];
   const int pass_count = passes.count();
   for (int i = threadIdx.x; i < MaxPasses * Radix; i += Policy::block_threads) (&histogram[0][0])[i] = 0;
+  radix_pass_digit digit_of[MaxPasses];
+#pragma unroll
+  for (int p = 0; p < MaxPasses; ++p) digit_of[p] = radix_pass_digit::of(passes, p < pass_count ? p : 0);
   __syncthreads();
-
   using bits_type = bit_key_result_t<BitKey, Key>;
+  const bits_type flip = descending ? static_cast<bits_type>(~bits_type{0}) : bits_type{0};
   constexpr int I = Policy::items_per_thread;
   const long long stride = static_cast<long long>(gridDim.x) * Policy::tile_items;
   for (long long base = static_cast<long long>(blockIdx.x) * Policy::tile_items; base < n; base += stride) {
@@ -58,16 +87,14 @@ __global__ void __launch_bounds__(Policy::block_threads)
 #pragma unroll
     for (int k = 0; k < I; ++k) {
       const int i = threadIdx.x + k * Policy::block_threads;
-      if (i < valid) bits[k] = static_cast<bits_type>(bit_key(keys[base + i]) ^ (descending ? ~bits_type{0} : bits_type{0}));
+      if (i < valid) bits[k] = static_cast<bits_type>(bit_key(keys[base + i]) ^ flip);
     }
 #pragma unroll
     for (int k = 0; k < I; ++k) {
       if (threadIdx.x + k * Policy::block_threads < valid) {
 #pragma unroll
         for (int p = 0; p < MaxPasses; ++p) {
-          if (p < pass_count) {
-            atomicAdd(&histogram[p][static_cast<unsigned>(bits[k] >> passes.shift(p)) & passes.mask(p)], 1u);
-          }
+          if (p < pass_count) atomicAdd(&histogram[p][digit_of[p](bits[k])], 1u);
         }
       }
     }
