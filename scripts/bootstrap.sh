@@ -12,6 +12,7 @@ command -v ccache >/dev/null || need+=(ccache)
 [[ -f /usr/include/benchmark/benchmark.h ]] || need+=(libbenchmark-dev)
 [[ -f /usr/include/CLI/CLI.hpp ]] || need+=(libcli11-dev)
 [[ -f /usr/include/eigen3/Eigen/SparseCore ]] || need+=(libeigen3-dev)
+[[ -f /usr/include/nlohmann/json.hpp ]] || need+=(nlohmann-json3-dev)
 
 
 if ((${#need[@]})); then
