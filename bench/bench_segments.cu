@@ -117,9 +117,6 @@ struct summary_row {
 };
 std::vector<summary_row> g_summary;
 
-double time_ms(const std::function<void()>& launch) {
-  return scankit_bench::event_time_ms(g_stream, g_start, g_stop, launch);
-}
 
 workload_data& data_for(const std::string& workload, i64 n, unsigned mean_length) {
   if (g_current && g_current_name == workload) return *g_current;
@@ -186,16 +183,7 @@ void run_row(benchmark::State& state, const std::string& workload, const std::st
       return;
     }
   }
-  launch();
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
-  std::vector<double> times;
-  for (auto _ : state) {
-    const double ms = time_ms(launch);
-    state.SetIterationTime(ms * 1e-3);
-    times.push_back(ms);
-  }
-  std::sort(times.begin(), times.end());
-  const double ms = times[times.size() / 2];
+  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
   anchors& a = g_anchors[workload];
   if (row == "copy") a.copy_ms = ms;
   if (row == "cub_by_key") a.cub_ms = ms;
@@ -340,16 +328,7 @@ void run_reduce_row(benchmark::State& state, const std::string& workload, const 
       return;
     }
   }
-  launch();
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
-  std::vector<double> times;
-  for (auto _ : state) {
-    const double ms = time_ms(launch);
-    state.SetIterationTime(ms * 1e-3);
-    times.push_back(ms);
-  }
-  std::sort(times.begin(), times.end());
-  const double ms = times[times.size() / 2];
+  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
   anchors& a = g_anchors[workload];
   if (row == "copy") a.copy_ms = ms;
   if (row == "cub") a.cub_ms = ms;
@@ -462,16 +441,7 @@ void run_rbk_row(benchmark::State& state, const std::string& workload, const std
       return;
     }
   }
-  launch();
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
-  std::vector<double> times;
-  for (auto _ : state) {
-    const double ms = time_ms(launch);
-    state.SetIterationTime(ms * 1e-3);
-    times.push_back(ms);
-  }
-  std::sort(times.begin(), times.end());
-  const double ms = times[times.size() / 2];
+  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
   anchors& a = g_anchors[workload];
   if (row == "copy") a.copy_ms = ms;
   if (row == "cub") a.cub_ms = ms;

@@ -114,14 +114,7 @@ unsigned long long mismatches(const T* a, const T* b, i64 n) {
   return bad;
 }
 
-double time_ms(const std::function<void()>& launch) {
-  return scankit_bench::event_time_ms(g_stream, g_start, g_stop, launch);
-}
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? std::numeric_limits<double>::quiet_NaN() : v[v.size() / 2];
-}
 
 // ---- workloads ------------------------------------------------------------------------------------
 
@@ -293,15 +286,7 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
       return;
     }
   }
-  launch();
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
-  std::vector<double> times;
-  for (auto _ : state) {
-    const double ms = time_ms(launch);
-    state.SetIterationTime(ms * 1e-3);
-    times.push_back(ms);
-  }
-  const double ms = median(times);
+  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
   anchors& a = g_anchors[workload];
   if (row == "copy") a.copy_ms = ms;
   if (row == "cub") a.cub_ms = ms;

@@ -157,9 +157,6 @@ struct summary_row {
 std::vector<summary_row> g_summary;
 std::map<std::string, std::pair<double, double>> g_anchors;  // copy, cusparse
 
-double time_ms(const std::function<void()>& launch) {
-  return scankit_bench::event_time_ms(g_stream, g_start, g_stop, launch);
-}
 
 // The cuSPARSE route from shuffled COO: sort by row (in place, on the work copies), gather the
 // values by the permutation, row offsets.
@@ -238,18 +235,7 @@ void run_row(benchmark::State& state, const std::string& workload, const std::st
       };
     }
   }
-  if (before) before();
-  launch();
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
-  std::vector<double> times;
-  for (auto _ : state) {
-    if (before) before();
-    const double ms = time_ms(launch);
-    state.SetIterationTime(ms * 1e-3);
-    times.push_back(ms);
-  }
-  std::sort(times.begin(), times.end());
-  const double ms = times[times.size() / 2];
+  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch, before);
   auto& a = g_anchors[workload];
   if (row == "copy") a.first = ms;
   if (row == "cusparse") a.second = ms;

@@ -1,11 +1,15 @@
 // What the Google Benchmark binaries on the GPU share (nvcc): CUDA errors as exceptions that name
-// the call and the line, a mixing hash for generated data, and the CUDA-event timing of a launch.
+// the call and the line, a mixing hash for generated data, the CUDA-event timing of a launch and
+// the median of a benchmark's timed iterations.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -37,6 +41,27 @@ inline double event_time_ms(cudaStream_t stream, cudaEvent_t start, cudaEvent_t 
   float ms = 0;
   check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime", __FILE__, __LINE__);
   return ms;
+}
+
+// A benchmark's timed iterations (State: benchmark::State): one warm-up launch, then each
+// iteration times launch() with events (before() first, untimed, when given) and reports it as
+// the manual time. Returns the median in ms (NaN without iterations).
+template <class State>
+double timed_median_ms(State& state, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
+                       const std::function<void()>& launch, const std::function<void()>& before = {}) {
+  if (before) before();
+  launch();
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", __FILE__, __LINE__);
+  std::vector<double> times;
+  for (auto _ : state) {
+    if (before) before();
+    const double ms = event_time_ms(stream, start, stop, launch);
+    state.SetIterationTime(ms * 1e-3);
+    times.push_back(ms);
+  }
+  if (times.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
 }
 
 }  // namespace scankit_bench
