@@ -1,10 +1,15 @@
+// `scankit lab`: value types, the experiments, the size and experiment-list parsers, the command line
+// (by CLI11) and the plan it resolves to.
 #include "lab_options.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <sstream>
+
+#include <CLI/CLI.hpp>
 
 namespace scankit::lab {
 
@@ -114,7 +119,7 @@ value_type parse_value_type(const std::string& name) {
                {"float32", value_type::float32}, {"double", value_type::float64}, {"float64", value_type::float64}};
   for (const auto& n : names)
     if (name == n.name) return n.type;
-  throw usage_error("--type: unknown value type '" + name +
+  throw usage_error("unknown value type '" + name +
                     "' (int8, uint8, int16, uint16, int32, uint32, int64, uint64, float, double)");
 }
 
@@ -195,12 +200,11 @@ std::vector<int> parse_experiment_list(const std::string& text) {
     for (int i = 1; i <= experiment_count; ++i) ids.push_back(i);
     return ids;
   }
-  if (t.empty()) throw usage_error("--experiments: empty list (say 1,2,... or all)");
+  if (t.empty()) throw usage_error("empty list (say 1,2,... or all)");
   auto parse_id = [&](const std::string& s) {
     std::uint64_t v = 0;
     if (!parse_unsigned(s, v) || v < 1 || v > static_cast<std::uint64_t>(experiment_count))
-      throw usage_error("--experiments: '" + s + "' is not an experiment (1.." + std::to_string(experiment_count) +
-                        " or all)");
+      throw usage_error("'" + s + "' is not an experiment (1.." + std::to_string(experiment_count) + " or all)");
     return static_cast<int>(v);
   };
   for (const std::string& item : split(t, ',')) {
@@ -211,7 +215,7 @@ std::vector<int> parse_experiment_list(const std::string& text) {
     }
     const int a = parse_id(trim(item.substr(0, dash)));
     const int b = parse_id(trim(item.substr(dash + 1)));
-    if (a > b) throw usage_error("--experiments: range '" + item + "' runs backwards");
+    if (a > b) throw usage_error("range '" + item + "' runs backwards");
     for (int i = a; i <= b; ++i) ids.push_back(i);
   }
   std::sort(ids.begin(), ids.end());
@@ -219,67 +223,120 @@ std::vector<int> parse_experiment_list(const std::string& text) {
   return ids;
 }
 
+namespace {
+
+// A CLI11 check made of one of the parsers above: the parser's usage_error is the check's message,
+// which CLI11 prints after the option's name.
+template <class Parse>
+std::function<std::string(const std::string&)> accepted_by(Parse parse) {
+  return [parse](const std::string& text) {
+    try {
+      (void)parse(text);
+    } catch (const usage_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+}
+
+// CLI11 also reads signs and other bases, and wraps "-1" into an unsigned type: counts and seeds
+// here are decimal digits only.
+std::string decimal_digits_only(const std::string& text) {
+  std::uint64_t value = 0;
+  return parse_unsigned(text, value) ? std::string() : "'" + text + "' is not a non-negative integer";
+}
+
+std::string not_empty(const std::string& text) { return text.empty() ? "the folder name is empty" : ""; }
+
+std::string help_footer() {
+  std::ostringstream os;
+  os << "experiments (--experiments 1,3-5 or all):\n";
+  for (int id = 1; id <= experiment_count; ++id) {
+    const auto& e = experiment(id);
+    os << "  " << id << "  " << e.title << (e.needs_kernel_variants ? "  [int32, float]" : "") << "\n";
+  }
+  os << "\n"
+        "--quick is meant to take under a minute on an H200; its scaling run times the chained scan only up\n"
+        "to 2^26. Types other than int32 and float run experiments 1, 2, 6 and 7 (no coarsening sweep) at the\n"
+        "tuned items per thread; the CUB reference covers int32, int64, float and double. Plots need python3\n"
+        "with matplotlib and scripts/plot_lab.py; SCANKIT_PYTHON and SCANKIT_PLOT_SCRIPT override where they are.\n"
+        "Sizes that do not fit in the GPU's free memory are skipped with a notice. Without a CUDA device the\n"
+        "lab says so, times the host reference (the CPU part of experiment 1) and exits with status 3.\n"
+        "Exit status: 0 all measured and correct, 1 a mismatch or a failure, 2 a bad command line, 3 no GPU.";
+  return os.str();
+}
+
+// The command line, bound to `o`. parse_lab_options parses with it, lab_usage prints its help.
+void define_command_line(CLI::App& app, lab_options& o) {
+  app.name("scankit lab");
+  app.description(
+      "The scan lab: runs the classic prefix-sum experiments (a textbook chapter on scan and a lecture on\n"
+      "multi-block scan) on this GPU and prints what they predict next to what was measured.\n"
+      "Every variant it times is first checked against the host reference on the same input; a mismatch\n"
+      "is printed as MISMATCH and the run ends with a non-zero status. Times are CUDA-event medians after\n"
+      "a warm-up; GB/s counts 2*N*sizeof(T) bytes (read once, write once); \"of copy\" is that rate over\n"
+      "cudaMemcpy device-to-device of the same bytes, measured in the same run.\n");
+  app.footer(help_footer());
+  app.get_formatter()->label("Usage", "usage");
+  app.set_help_flag("-h,--help", "print this help and exit");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // given twice: the last counts
+
+  // Flags take no value: "--no-plots=1" is an error, not a way to say "true".
+  auto* quick = app.add_flag("--quick", o.quick, "quick mode (default): sizes 2^20, 2^24; scaling 2^10..2^28 by 4x; repeat 5")
+                    ->disable_flag_override();
+  app.add_flag("--full", o.full, "full mode: sizes 2^12, 2^16, 2^20, 2^24, 2^26, 2^28; scaling 2^10..2^30; repeat 10")
+      ->disable_flag_override()
+      ->excludes(quick);
+  app.add_option_function<std::string>(
+         "--type",
+         [&o](const std::string& t) {
+           o.type = parse_value_type(t);
+           o.type_given = true;
+         },
+         "value type: int32 (default), float, double, int8, uint8, int16, uint16, uint32, int64, uint64")
+      ->type_name("T")
+      ->check(accepted_by(parse_value_type));
+  app.add_option_function<std::string>(
+         "--sizes", [&o](const std::string& t) { o.sizes = parse_size_list(t); },
+         "element counts for experiments 1-6: 2^20,1000000, or powers of two 2^16..2^24")
+      ->type_name("LIST")
+      ->check(accepted_by(parse_size_list));
+  app.add_option_function<std::string>(
+         "--scaling-sizes", [&o](const std::string& t) { o.scaling_sizes = parse_size_list(t); },
+         "element counts for experiment 7, written as for --sizes (default: the mode's)")
+      ->type_name("LIST")
+      ->check(accepted_by(parse_size_list));
+  app.add_option_function<std::string>(
+         "--experiments", [&o](const std::string& t) { o.experiments = parse_experiment_list(t); },
+         "experiments to run: ids and ranges (1,3-5), or all (default)")
+      ->type_name("LIST")
+      ->check(accepted_by(parse_experiment_list));
+  app.add_option("--out", o.out_dir, "folder for the CSV, JSON and PNG files, created if missing (default lab-out)")
+      ->type_name("DIR")
+      ->check(not_empty);
+  app.add_option("--repeat", o.repeat,
+                 "timed runs per measurement, 1..1000; the median is reported (default 5, full 10)")
+      ->type_name("R")
+      ->check(decimal_digits_only)
+      ->check(CLI::Range(1, 1000).description(""));  // the range is in the description
+  app.add_option("--seed", o.seed, "seed of the random inputs (default 1)")->type_name("S")->check(decimal_digits_only);
+  app.add_flag_callback("--no-plots", [&o] { o.plots = false; }, "write CSV and JSON only, no PNG plots")
+      ->disable_flag_override();
+}
+
+}  // namespace
+
 lab_options parse_lab_options(const std::vector<std::string>& args) {
   lab_options o;
-  bool quick_given = false, full_given = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    std::string inline_value;
-    bool has_inline = false;
-    if (a.rfind("--", 0) == 0) {
-      const auto eq = a.find('=');
-      if (eq != std::string::npos) {
-        inline_value = a.substr(eq + 1);
-        a = a.substr(0, eq);
-        has_inline = true;
-      }
-    }
-    auto value = [&]() -> std::string {
-      if (has_inline) return inline_value;
-      if (i + 1 >= args.size()) throw usage_error(a + " needs a value");
-      return args[++i];
-    };
-    auto no_value = [&]() {
-      if (has_inline) throw usage_error(a + " takes no value");
-    };
-    if (a == "--help" || a == "-h") {
-      no_value();
-      o.help = true;
-    } else if (a == "--quick") {
-      no_value();
-      quick_given = true;
-    } else if (a == "--full") {
-      no_value();
-      full_given = true;
-    } else if (a == "--type") {
-      o.type = parse_value_type(value());
-      o.type_given = true;
-    } else if (a == "--sizes") {
-      o.sizes = parse_size_list(value());
-    } else if (a == "--scaling-sizes") {
-      o.scaling_sizes = parse_size_list(value());
-    } else if (a == "--experiments") {
-      o.experiments = parse_experiment_list(value());
-    } else if (a == "--out") {
-      o.out_dir = value();
-      if (o.out_dir.empty()) throw usage_error("--out needs a folder name");
-    } else if (a == "--repeat") {
-      const std::string v = value();
-      std::uint64_t r = 0;
-      if (!parse_unsigned(v, r) || r < 1 || r > 1000) throw usage_error("--repeat: '" + v + "' is not a count in 1..1000");
-      o.repeat = static_cast<int>(r);
-    } else if (a == "--seed") {
-      const std::string v = value();
-      if (!parse_unsigned(v, o.seed)) throw usage_error("--seed: '" + v + "' is not a non-negative integer");
-    } else if (a == "--no-plots") {
-      no_value();
-      o.plots = false;
-    } else {
-      throw usage_error("unknown option '" + args[i] + "'");
-    }
+  CLI::App app;
+  define_command_line(app, o);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes the last argument first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) throw usage_error(e.what());
+    o.help = true;  // --help: run_lab prints lab_usage()
   }
-  if (quick_given && full_given) throw usage_error("--quick and --full exclude each other");
-  o.full = full_given;
   return o;
 }
 
@@ -293,46 +350,10 @@ std::string format_size(std::int64_t n) {
 }
 
 std::string lab_usage() {
-  std::ostringstream os;
-  os << "usage: scankit lab [--quick | --full] [--type T] [--sizes LIST] [--scaling-sizes LIST]\n"
-        "                   [--experiments LIST] [--out DIR] [--repeat R] [--seed S] [--no-plots]\n"
-        "\n"
-        "The scan lab: runs the classic prefix-sum experiments (a textbook chapter on scan and a lecture on\n"
-        "multi-block scan) on this GPU and prints what they predict next to what was measured.\n"
-        "Every variant it times is first checked against the host reference on the same input; a mismatch\n"
-        "is printed as MISMATCH and the run ends with a non-zero status. Times are CUDA-event medians after\n"
-        "a warm-up; GB/s counts 2*N*sizeof(T) bytes (read once, write once); \"of copy\" is that rate over\n"
-        "cudaMemcpy device-to-device of the same bytes, measured in the same run.\n"
-        "\n"
-        "experiments (--experiments 1,3-5 or all):\n";
-  for (int id = 1; id <= experiment_count; ++id) {
-    const auto& e = experiment(id);
-    os << "  " << id << "  " << e.title << (e.needs_kernel_variants ? "  [int32, float]" : "") << "\n";
-  }
-  os << "\n"
-        "options:\n"
-        "  --quick            quick mode (default): sizes 2^20 and 2^24, scaling 2^10..2^28 in steps of 4x,\n"
-        "                     repeat 5, chained scan in the scaling run only up to 2^26; meant to take under a\n"
-        "                     minute on an H200\n"
-        "  --full             full mode: sizes 2^12, 2^16, 2^20, 2^24, 2^26, 2^28, scaling every power of two\n"
-        "                     from 2^10 to 2^30, repeat 10\n"
-        "  --type T           value type of the scans: int32 (default) or float; int8, uint8, int16, uint16,\n"
-        "                     uint32, int64, uint64 and double run the experiments without the coarsening sweep\n"
-        "                     (1, 2, 6, 7) at the tuned items per thread; CUB covers int32, int64, float, double\n"
-        "  --sizes LIST       element counts for experiments 1-6, e.g. 2^20,1000000 or 2^16..2^24 (powers of two)\n"
-        "  --scaling-sizes LIST  element counts for experiment 7 (default: see the modes)\n"
-        "  --experiments LIST which experiments to run: ids, ranges or all (default all)\n"
-        "  --out DIR          folder for the CSV, JSON and PNG files (default lab-out; created if missing)\n"
-        "  --repeat R         timed repetitions per measurement, the median is reported (default 5 quick, 10 full)\n"
-        "  --seed S           seed of the random inputs (default 1)\n"
-        "  --no-plots         write CSV and JSON only (plots need python3 with matplotlib and\n"
-        "                     scripts/plot_lab.py; SCANKIT_PYTHON and SCANKIT_PLOT_SCRIPT override where they are)\n"
-        "  --help             this text\n"
-        "\n"
-        "Sizes that do not fit in the GPU's free memory are skipped with a notice. Without a CUDA device the\n"
-        "lab says so, times the host reference (the CPU part of experiment 1) and exits with status 3.\n"
-        "Exit status: 0 all measured and correct, 1 a mismatch or a failure, 2 a bad command line, 3 no GPU.\n";
-  return os.str();
+  lab_options unused;
+  CLI::App app;
+  define_command_line(app, unused);
+  return app.help();
 }
 
 bool lab_plan::runs(int id) const { return std::find(experiments.begin(), experiments.end(), id) != experiments.end(); }

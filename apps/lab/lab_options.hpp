@@ -44,6 +44,7 @@ const experiment_info& experiment(int id);
 
 struct lab_options {
   bool full = false;                        // --full (default: --quick)
+  bool quick = false;                       // --quick given (the default mode; excludes --full)
   value_type type = value_type::int32;      // --type
   bool type_given = false;
   std::vector<std::int64_t> sizes;          // --sizes: experiments 1-6 (empty: the mode's default)
@@ -63,9 +64,10 @@ std::int64_t parse_size(const std::string& text);
 std::vector<std::int64_t> parse_size_list(const std::string& text);
 // "all", or a comma-separated list of ids and ranges: "1,3-5,7". Sorted, without repeats.
 std::vector<int> parse_experiment_list(const std::string& text);
-// The arguments after "lab". Throws usage_error with a message that names the option.
+// The arguments after "lab", parsed by CLI11. Throws usage_error with a message that names the
+// option (or the unexpected argument). --help or -h only sets `help`: the caller prints lab_usage().
 lab_options parse_lab_options(const std::vector<std::string>& args);
-// The --help text.
+// The --help text: CLI11's help of the same command line, every option on one line.
 std::string lab_usage();
 // 1048576 -> "2^20", 1000000 -> "1000000".
 std::string format_size(std::int64_t n);

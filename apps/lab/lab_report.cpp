@@ -11,7 +11,58 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 namespace scankit::lab {
+
+namespace {
+
+// Objects keep their keys in the order written: metadata as collected, a row's cells in column order.
+using ordered_json = nlohmann::ordered_json;
+
+// Null when empty, and for a real that is not finite (JSON has no NaN or infinity).
+ordered_json json_value(const cell& c) {
+  switch (c.what) {
+    case cell::kind::empty: return nullptr;
+    case cell::kind::text: return c.text_value;
+    case cell::kind::integer: return c.integer_value;
+    case cell::kind::real: return std::isfinite(c.real_value) ? ordered_json(c.real_value) : ordered_json(nullptr);
+  }
+  return nullptr;
+}
+
+// UTF-8 text stays as it is; bytes that are not UTF-8 become U+FFFD, so the output is always valid JSON.
+std::string dump(const ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, ordered_json::error_handler_t::replace);
+}
+
+// CSV: the shortest "%.*g" form that reads back to the same double; "" for NaN and infinities.
+std::string shortest_decimal(double v) {
+  if (!std::isfinite(v)) return {};
+  char buf[64];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+ordered_json table_json(const result_table& t) {
+  ordered_json rows = ordered_json::array();
+  for (const auto& r : t.rows) {
+    ordered_json row = ordered_json::object();
+    for (std::size_t c = 0; c < t.columns.size(); ++c) row[t.columns[c]] = json_value(r[c]);
+    rows.push_back(std::move(row));
+  }
+  ordered_json j;
+  j["name"] = t.name;
+  j["title"] = t.title;
+  j["columns"] = t.columns;
+  j["rows"] = std::move(rows);
+  return j;
+}
+
+}  // namespace
 
 cell cell::of(std::string s) {
   cell c;
@@ -61,20 +112,12 @@ std::string cell::raw() const {
     case kind::empty: return {};
     case kind::text: return text_value;
     case kind::integer: return std::to_string(integer_value);
-    case kind::real: return json_number(real_value);
+    case kind::real: return shortest_decimal(real_value);
   }
   return {};
 }
 
-std::string cell::json() const {
-  switch (what) {
-    case kind::empty: return "null";
-    case kind::text: return json_string(text_value);
-    case kind::integer: return std::to_string(integer_value);
-    case kind::real: return json_number(real_value);
-  }
-  return "null";
-}
+std::string cell::json() const { return dump(json_value(*this), -1); }
 
 void result_table::add_row(std::vector<cell> row) {
   if (row.size() != columns.size())
@@ -140,106 +183,40 @@ std::string to_csv(const result_table& table) {
   return out;
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (ch < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-          out += buf;
-        } else {
-          out += static_cast<char>(ch);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
-
 const cell* lab_report::find_metadata(const std::string& key) const {
   for (const auto& kv : metadata)
     if (kv.first == key) return &kv.second;
   return nullptr;
 }
 
-namespace {
-
-std::string json_string_array(const std::vector<std::string>& items, const std::string& indent) {
-  if (items.empty()) return "[]";
-  std::string out = "[\n";
-  for (std::size_t i = 0; i < items.size(); ++i)
-    out += indent + "  " + json_string(items[i]) + (i + 1 < items.size() ? ",\n" : "\n");
-  return out + indent + "]";
-}
-
-std::string json_table(const result_table& t, const std::string& indent) {
-  std::string out = "{\n";
-  out += indent + "  \"name\": " + json_string(t.name) + ",\n";
-  out += indent + "  \"title\": " + json_string(t.title) + ",\n";
-  out += indent + "  \"columns\": [";
-  for (std::size_t c = 0; c < t.columns.size(); ++c) out += (c ? ", " : "") + json_string(t.columns[c]);
-  out += "],\n";
-  out += indent + "  \"rows\": [";
-  for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    out += (r ? ",\n" : "\n") + indent + "    {";
-    for (std::size_t c = 0; c < t.columns.size(); ++c)
-      out += (c ? ", " : "") + json_string(t.columns[c]) + ": " + t.rows[r][c].json();
-    out += "}";
-  }
-  out += t.rows.empty() ? "]\n" : "\n" + indent + "  ]\n";
-  return out + indent + "}";
-}
-
-}  // namespace
-
 std::string to_json(const lab_report& report) {
-  std::string out = "{\n";
-  out += "  \"tool\": \"scankit lab\",\n";
-  out += "  \"metadata\": {";
-  for (std::size_t i = 0; i < report.metadata.size(); ++i)
-    out += (i ? ",\n" : "\n") + std::string("    ") + json_string(report.metadata[i].first) + ": " +
-           report.metadata[i].second.json();
-  out += report.metadata.empty() ? "},\n" : "\n  },\n";
-  out += "  \"correct\": " + std::string(report.mismatches.empty() && report.errors.empty() ? "true" : "false") + ",\n";
-  out += "  \"mismatches\": " + json_string_array(report.mismatches, "  ") + ",\n";
-  out += "  \"errors\": " + json_string_array(report.errors, "  ") + ",\n";
-  out += "  \"notices\": " + json_string_array(report.notices, "  ") + ",\n";
-  out += "  \"experiments\": [";
-  for (std::size_t i = 0; i < report.experiments.size(); ++i) {
-    const auto& e = report.experiments[i];
-    out += (i ? ",\n" : "\n") + std::string("    {\n");
-    out += "      \"id\": " + std::to_string(e.id) + ",\n";
-    out += "      \"slug\": " + json_string(e.slug) + ",\n";
-    out += "      \"title\": " + json_string(e.title) + ",\n";
-    out += "      \"seed_says\": " + json_string(e.seed_says) + ",\n";
-    out += "      \"status\": " + json_string(e.ran ? "ran" : "skipped") + ",\n";
-    if (!e.ran) out += "      \"skipped_reason\": " + json_string(e.skipped_reason) + ",\n";
-    out += "      \"findings\": " + json_string_array(e.findings, "      ") + ",\n";
-    out += "      \"notices\": " + json_string_array(e.notices, "      ") + ",\n";
-    out += "      \"tables\": [";
-    for (std::size_t t = 0; t < e.tables.size(); ++t)
-      out += (t ? ", " : "") + json_table(e.tables[t], "      ");
-    out += "]\n    }";
+  ordered_json metadata = ordered_json::object();
+  for (const auto& [key, value] : report.metadata) metadata[key] = json_value(value);
+  ordered_json experiments = ordered_json::array();
+  for (const auto& e : report.experiments) {
+    ordered_json x;
+    x["id"] = e.id;
+    x["slug"] = e.slug;
+    x["title"] = e.title;
+    x["seed_says"] = e.seed_says;
+    x["status"] = e.ran ? "ran" : "skipped";
+    if (!e.ran) x["skipped_reason"] = e.skipped_reason;
+    x["findings"] = e.findings;
+    x["notices"] = e.notices;
+    x["tables"] = ordered_json::array();
+    for (const auto& t : e.tables) x["tables"].push_back(table_json(t));
+    experiments.push_back(std::move(x));
   }
-  out += report.experiments.empty() ? "],\n" : "\n  ],\n";
-  out += "  \"measurements\": " + json_table(report.measurements, "  ") + "\n";
-  return out + "}\n";
+  ordered_json doc;
+  doc["tool"] = "scankit lab";
+  doc["metadata"] = std::move(metadata);
+  doc["correct"] = report.mismatches.empty() && report.errors.empty();
+  doc["mismatches"] = report.mismatches;
+  doc["errors"] = report.errors;
+  doc["notices"] = report.notices;
+  doc["experiments"] = std::move(experiments);
+  doc["measurements"] = table_json(report.measurements);
+  return dump(doc, 2) + "\n";
 }
 
 std::string format_experiment(const experiment_report& e) {

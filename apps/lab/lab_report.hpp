@@ -28,7 +28,7 @@ struct cell {
 
   std::string display() const;  // as on the terminal
   std::string raw() const;      // as in CSV ("" when empty)
-  std::string json() const;     // a JSON value (null when empty)
+  std::string json() const;     // its value in lab.json, as JSON text (null when empty)
 };
 
 struct result_table {
@@ -46,9 +46,6 @@ std::string format_table(const result_table& table);
 // RFC 4180: header line, one line per row, fields quoted where they hold , " or a line break.
 std::string to_csv(const result_table& table);
 std::string csv_field(const std::string& s);
-std::string json_string(const std::string& s);  // quoted and escaped
-// Shortest form that reads back to the same double ("%.17g" trimmed); "null" for NaN/inf.
-std::string json_number(double v);
 
 struct experiment_report {
   int id = 0;
@@ -73,7 +70,7 @@ struct lab_report {
   const cell* find_metadata(const std::string& key) const;
 };
 
-// The whole report as one JSON document (see docs/scan-lab.md for its layout).
+// The whole report as one JSON document, written by nlohmann-json (see docs/scan-lab.md for its layout).
 std::string to_json(const lab_report& report);
 // The report printed on the terminal for one experiment: title, the seed's claim, tables, findings.
 std::string format_experiment(const experiment_report& e);

@@ -48,7 +48,8 @@ inline std::string read_text(const std::filesystem::path& p) {
 // the parser's message (position and reason).
 inline ::testing::AssertionResult is_valid_json(const std::string& text) {
   try {
-    (void)nlohmann::json::parse(text);
+    const nlohmann::json parsed = nlohmann::json::parse(text);
+    (void)parsed;
     return ::testing::AssertionSuccess();
   } catch (const nlohmann::json::parse_error& e) {
     return ::testing::AssertionFailure() << "invalid JSON: " << e.what();

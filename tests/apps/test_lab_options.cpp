@@ -1,7 +1,9 @@
 // `scankit lab` command line: sizes, experiment lists, options, the plan, the help text.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -142,19 +144,87 @@ TEST(LabOptions, EveryOption) {
 
 TEST(LabOptions, ErrorsNameTheOption) {
   expect_usage_error({"--bogus"}, "--bogus");
-  expect_usage_error({"lab"}, "'lab'");
-  expect_usage_error({"--out"}, "--out needs a value");
-  expect_usage_error({"--out="}, "--out");
-  expect_usage_error({"--repeat", "0"}, "--repeat");
-  expect_usage_error({"--repeat", "1001"}, "--repeat");
-  expect_usage_error({"--repeat", "x"}, "--repeat");
-  expect_usage_error({"--seed", "-1"}, "--seed");
+  expect_usage_error({"lab"}, "not expected: lab");
+  expect_usage_error({"--out"}, "--out: ");
+  expect_usage_error({"--out="}, "--out: ");
+  expect_usage_error({"--repeat", "0"}, "--repeat: ");
+  expect_usage_error({"--repeat", "1001"}, "--repeat: ");
+  expect_usage_error({"--repeat", "x"}, "--repeat: ");
+  expect_usage_error({"--seed", "-1"}, "--seed: ");
   expect_usage_error({"--type", "bogus"}, "bogus");
   expect_usage_error({"--sizes", "2^40"}, "2^40");
   expect_usage_error({"--experiments", "9"}, "9");
   expect_usage_error({"--quick", "--full"}, "exclude");
-  expect_usage_error({"--no-plots=1"}, "takes no value");
-  expect_usage_error({"--quick=yes"}, "takes no value");
+  expect_usage_error({"--no-plots=1"}, "no-plots was given a disallowed flag override");
+  expect_usage_error({"--quick=yes"}, "quick was given a disallowed flag override");
+}
+
+// A bad value: the message starts with the option's name and keeps the parser's reason.
+TEST(LabOptions, BadValuesNameTheirOptionAndTheReason) {
+  const struct {
+    std::vector<std::string> args;
+    const char* message;
+  } cases[] = {
+      {{"--type", "bogus"}, "--type: unknown value type 'bogus'"},
+      {{"--type="}, "--type: "},
+      {{"--sizes", "2^40"}, "--sizes: size '2^40' is too large"},
+      {{"--sizes", ""}, "--sizes: empty size list"},
+      {{"--scaling-sizes", "1000..2^20"}, "--scaling-sizes: size range '1000..2^20'"},
+      {{"--experiments", "9"}, "--experiments: '9' is not an experiment"},
+      {{"--experiments=5-3"}, "--experiments: range '5-3' runs backwards"},
+      {{"--out", ""}, "--out: the folder name is empty"},
+      {{"--repeat", "0"}, "--repeat: Value 0 not in range 1 to 1000"},
+      {{"--repeat", "1001"}, "--repeat: Value 1001 not in range 1 to 1000"},
+      {{"--repeat", "+7"}, "--repeat: '+7' is not a non-negative integer"},
+      {{"--repeat", "0x10"}, "--repeat: '0x10' is not a non-negative integer"},
+      {{"--seed", "-1"}, "--seed: '-1' is not a non-negative integer"},
+      {{"--seed=0x10"}, "--seed: '0x10' is not a non-negative integer"},
+      {{"--seed", "18446744073709551616"}, "--seed: '18446744073709551616' is not a non-negative integer"},
+      {{"--seed", "1e3"}, "--seed: '1e3' is not a non-negative integer"},
+  };
+  for (const auto& c : cases) {
+    try {
+      (void)parse_lab_options(c.args);
+      ADD_FAILURE() << "no error for " << ::testing::PrintToString(c.args);
+    } catch (const usage_error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(c.message, 0), 0u)
+          << "'" << e.what() << "' for " << ::testing::PrintToString(c.args);
+    }
+  }
+  // The largest seed and repeat still count.
+  EXPECT_EQ(parse({"--seed", "18446744073709551615"}).seed, 18446744073709551615u);
+  EXPECT_EQ(parse({"--repeat", "1000"}).repeat, 1000);
+  EXPECT_EQ(parse({"--repeat", "1"}).repeat, 1);
+}
+
+TEST(LabOptions, UnknownArgumentsAreRejected) {
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--bogus"}, {"-x"}, {"--rep", "3"}, {"-repeat", "3"}, {"--repeat", "3", "4"},
+        {"--quick", "full"}, {"--", "--full"}}) {
+    try {
+      (void)parse_lab_options(bad);
+      ADD_FAILURE() << "no error for " << ::testing::PrintToString(bad);
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find("not expected"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Given twice, an option's last value counts; flags may repeat.
+TEST(LabOptions, TheLastValueCounts) {
+  const lab_options o = parse({"--type", "int64", "--sizes", "2^10", "--type=float", "--sizes", "2^12", "--out", "a",
+                               "--out", "b", "--repeat", "2", "--repeat", "3", "--full", "--full", "--no-plots",
+                               "--no-plots"});
+  EXPECT_EQ(o.type, value_type::float32);
+  EXPECT_EQ(o.sizes, (std::vector<std::int64_t>{p2(12)}));
+  EXPECT_EQ(o.out_dir, "b");
+  EXPECT_EQ(o.repeat, 3);
+  EXPECT_TRUE(o.full);
+  EXPECT_FALSE(o.plots);
+  EXPECT_TRUE(parse({"--type", "int32"}).type_given);  // named, even as the default
+  EXPECT_FALSE(parse({}).type_given);
+  // A bad value is an error even when a good one follows.
+  expect_usage_error({"--type", "bogus", "--type", "float"}, "--type: ");
 }
 
 TEST(LabPlan, QuickDefaults) {
@@ -228,6 +298,25 @@ TEST(LabUsage, ExplainsEveryOptionAndExperiment) {
   for (int id = 1; id <= experiment_count; ++id) EXPECT_NE(u.find(experiment(id).title), std::string::npos) << id;
   EXPECT_NE(u.find("MISMATCH"), std::string::npos);
   EXPECT_NE(u.find("status 3"), std::string::npos);
+}
+
+// The options section: every option on one line, its description beside it.
+TEST(LabUsage, ListsEveryOptionOnOneLineWithADescription) {
+  const std::string u = lab_usage();
+  ASSERT_NE(u.find("usage: scankit lab"), std::string::npos) << u;
+  std::istringstream in(u.substr(u.find("\nOptions:\n") + 10));
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    ASSERT_EQ(line.rfind("  -", 0), 0u) << "not an option line: '" << line << "'\n" << u;
+    const auto end_of_name = line.find(' ', 2);
+    const auto gap = line.find("  ", 2);  // the name column ends in two blanks or more
+    ASSERT_NE(gap, std::string::npos) << "no description: '" << line << "'";
+    EXPECT_NE(line.find_first_not_of(' ', gap), std::string::npos) << "no description: '" << line << "'";
+    names.push_back(line.substr(2, std::min(end_of_name, gap) - 2));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"-h,--help", "--quick", "--full", "--type", "--sizes", "--scaling-sizes",
+                                             "--experiments", "--out", "--repeat", "--seed", "--no-plots"}))
+      << u;
 }
 
 TEST(LabFormat, SizesAsPowersOfTwo) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lab_analysis.hpp"
 #include "lab_report.hpp"
 #include "lab_test_util.hpp"
@@ -59,16 +61,32 @@ TEST(LabCell, DisplayRawAndJson) {
 }
 
 TEST(LabJson, StringsAndNumbers) {
-  EXPECT_EQ(json_string("a\"b\\c\nd\te"), "\"a\\\"b\\\\c\\nd\\te\"");
-  EXPECT_EQ(json_string(std::string("\x01", 1)), "\"\\u0001\"");
-  EXPECT_EQ(json_string("한국어"), "\"한국어\"");  // UTF-8 passes through
-  for (double v : {0.0, 1.0, -2.5, 0.1, 1e-9, 123456789.123, 3099.7, 1.0 / 3.0}) {
-    const std::string s = json_number(v);
-    EXPECT_EQ(std::strtod(s.c_str(), nullptr), v) << s;
-    EXPECT_TRUE(is_valid_json(s)) << s;
+  EXPECT_EQ(cell::of("a\"b\\c\nd\te").json(), "\"a\\\"b\\\\c\\nd\\te\"");
+  EXPECT_EQ(cell::of(std::string("\x01", 1)).json(), "\"\\u0001\"");
+  EXPECT_EQ(cell::of("한국어").json(), "\"한국어\"");  // UTF-8 passes through
+  // Bytes that are not UTF-8 become U+FFFD: the document stays valid JSON.
+  const std::string not_utf8 = cell::of("bad \xff byte").json();
+  EXPECT_EQ(not_utf8, "\"bad \xef\xbf\xbd byte\"");
+  EXPECT_TRUE(is_valid_json(not_utf8));
+  for (double v : {0.0, 1.0, -2.5, 0.1, 1e-9, 123456789.123, 3099.7, 1.0 / 3.0, 1e300, -4.9e-324,
+                   std::numeric_limits<double>::max()}) {
+    const std::string s = cell::of_real(v).json();
+    ASSERT_TRUE(is_valid_json(s)) << s;
+    const nlohmann::json back = nlohmann::json::parse(s);
+    EXPECT_TRUE(back.is_number_float()) << s;  // a real stays a real, even 1.0
+    EXPECT_EQ(back.get<double>(), v) << s;     // and reads back to the same double
   }
-  EXPECT_EQ(json_number(0.25), "0.25");
-  EXPECT_EQ(json_number(std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(cell::of_real(0.25).json(), "0.25");
+  EXPECT_EQ(cell::of_int(-7).json(), "-7");
+  EXPECT_EQ(cell::of_real(std::numeric_limits<double>::infinity()).json(), "null");
+  // A real cell built by hand with NaN or infinity: null in JSON, empty in CSV (neither has a NaN).
+  for (double v : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {
+    cell c;
+    c.what = cell::kind::real;
+    c.real_value = v;
+    EXPECT_EQ(c.json(), "null");
+    EXPECT_EQ(c.raw(), "");
+  }
 }
 
 TEST(LabTable, RowsMustFitTheColumns) {
@@ -154,6 +172,72 @@ TEST(LabJson, WholeReportIsValidJson) {
   ASSERT_NE(r.find_metadata("gpu"), nullptr);
   EXPECT_EQ(r.find_metadata("gpu")->display(), "NVIDIA H200");
   EXPECT_EQ(r.find_metadata("nothing"), nullptr);
+}
+
+// The layout that scripts/plot_lab.py and docs/scan-lab.md describe: keys in this order, values typed.
+TEST(LabJson, LayoutOfTheReport) {
+  lab_report r = sample_report();
+  r.notices.push_back("run-wide");
+  r.errors.push_back("a variant failed");
+  // Not const: a missing key reads as null (a failed expectation) instead of an assertion.
+  auto doc = nlohmann::ordered_json::parse(to_json(r));
+  auto keys = [](const nlohmann::ordered_json& object) {
+    std::vector<std::string> k;
+    for (const auto& item : object.items()) k.push_back(item.key());
+    return k;
+  };
+  EXPECT_EQ(keys(doc), (std::vector<std::string>{"tool", "metadata", "correct", "mismatches", "errors", "notices",
+                                                 "experiments", "measurements"}));
+  EXPECT_EQ(doc["tool"], "scankit lab");
+  EXPECT_EQ(keys(doc["metadata"]), (std::vector<std::string>{"gpu", "l2_bytes"}));
+  EXPECT_EQ(doc["metadata"]["gpu"], "NVIDIA H200");
+  EXPECT_TRUE(doc["metadata"]["l2_bytes"].is_number_integer());
+  EXPECT_EQ(doc["metadata"]["l2_bytes"], 62914560);
+  EXPECT_EQ(doc["correct"], false);
+  EXPECT_EQ(doc["mismatches"], nlohmann::ordered_json::array());
+  EXPECT_EQ(doc["errors"], nlohmann::ordered_json::array({"a variant failed"}));
+  EXPECT_EQ(doc["notices"], nlohmann::ordered_json::array({"run-wide"}));
+
+  ASSERT_EQ(doc["experiments"].size(), 2u);
+  auto& ran = doc["experiments"][0];
+  EXPECT_EQ(keys(ran), (std::vector<std::string>{"id", "slug", "title", "seed_says", "status", "findings", "notices",
+                                                 "tables"}));
+  EXPECT_EQ(ran["id"], 1);
+  EXPECT_EQ(ran["status"], "ran");
+  EXPECT_EQ(ran["findings"], nlohmann::ordered_json::array({"n = 2^20: 45x faster"}));
+  EXPECT_EQ(ran["notices"], nlohmann::ordered_json::array({"a \"quoted\" notice"}));
+  ASSERT_EQ(ran["tables"].size(), 1u);
+  auto& table = ran["tables"][0];
+  EXPECT_EQ(keys(table), (std::vector<std::string>{"name", "title", "columns", "rows"}));
+  EXPECT_EQ(table["name"], "exp9_sample");
+  EXPECT_EQ(table["columns"], nlohmann::ordered_json::array({"n", "variant", "time_ms", "check"}));
+  ASSERT_EQ(table["rows"].size(), 2u);
+  // A row is an object of its cells, in column order.
+  EXPECT_EQ(keys(table["rows"][0]), (std::vector<std::string>{"n", "variant", "time_ms", "check"}));
+  EXPECT_EQ(table["rows"][0]["n"], 1048576);
+  EXPECT_EQ(table["rows"][0]["variant"], "decoupled_look_back/warp_of_warps/K16");
+  EXPECT_EQ(table["rows"][0]["time_ms"].get<double>(), 0.0123456);
+  EXPECT_EQ(table["rows"][1]["variant"], "a, \"quoted\" one");
+  EXPECT_TRUE(table["rows"][1]["time_ms"].is_null());
+
+  auto& skipped = doc["experiments"][1];
+  EXPECT_EQ(keys(skipped), (std::vector<std::string>{"id", "slug", "title", "seed_says", "status", "skipped_reason",
+                                                     "findings", "notices", "tables"}));
+  EXPECT_EQ(skipped["status"], "skipped");
+  EXPECT_EQ(skipped["skipped_reason"], "not selected");
+  EXPECT_EQ(skipped["tables"], nlohmann::ordered_json::array());
+
+  EXPECT_EQ(doc["measurements"]["name"], "measurements");
+  EXPECT_EQ(doc["measurements"]["rows"][0]["variant"], "cudaMemcpy D2D");
+  EXPECT_EQ(doc["measurements"]["rows"][0]["n"], 1024);
+  EXPECT_EQ(doc["measurements"]["rows"][0]["time_ms"].get<double>(), 0.002);
+
+  // Empty parts are empty objects and arrays, not missing.
+  auto empty = nlohmann::ordered_json::parse(to_json(lab_report{}));
+  EXPECT_EQ(empty["metadata"], nlohmann::ordered_json::object());
+  EXPECT_EQ(empty["experiments"], nlohmann::ordered_json::array());
+  EXPECT_EQ(empty["measurements"]["columns"], nlohmann::ordered_json::array());
+  EXPECT_EQ(empty["measurements"]["rows"], nlohmann::ordered_json::array());
 }
 
 TEST(LabReport, ExperimentOnTheTerminal) {
