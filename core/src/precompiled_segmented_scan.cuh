@@ -81,7 +81,9 @@ void by_key(const char* function, const K* keys, const T* values, T* out, std::i
   SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_SCAN_BY_KEY(T, std::uint32_t)                                           \
   SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_SCAN_BY_KEY(T, std::int64_t)                                            \
   SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_SCAN_BY_KEY(T, std::uint64_t)                                           \
-  std::size_t segmented_scan_workspace_bytes(const T*, std::int64_t n) { /* the most tiles of any form */    \
-    return device::segmented_scan_workspace_bytes<T, std::int64_t>(n);                                         \
+  std::size_t segmented_scan_workspace_bytes(const T*, std::int64_t n) { /* the most of any form */         \
+    const std::size_t by_key = device::segmented_scan_workspace_bytes<T, std::int64_t>(n);                     \
+    const std::size_t by_offsets = device::segmented_by_offsets_workspace_bytes<T>(n);                        \
+    return by_key > by_offsets ? by_key : by_offsets;                                                          \
   }                                                                                                            \
   }

@@ -61,6 +61,30 @@ TEST(Reduce, MisalignedAndNarrowInputs) {
   }
 }
 
+// Both ways of dealing the input to the warps with a commutative operator: warp tiles in turn
+// across the grid (the tuned shape) and each warp through its own contiguous run.
+TEST(Reduce, InterleavedAndContiguousRunShapes) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  namespace dd = scankit::device_detail;
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{511}, std::int64_t{512 * 16 + 5}, std::int64_t{(1 << 22) + 13},
+                         std::int64_t{50'000'017}}) {
+    const auto values = random_values<std::int32_t>(n, seed + n);
+    device_buffer<std::int32_t> in(values);
+    device_buffer<std::int64_t> out(1);
+    std::int64_t expected = 7;
+    for (const auto v : values) expected += v;
+    const auto run = [&](auto policy) {
+      dd::run_reduce<decltype(policy), std::int64_t, std::int32_t>(
+          "test", in.data(), out.data(), n, true, std::int64_t{7},
+          scankit::device::detail::to_accumulator<std::int64_t>{}, plus_op{}, nullptr, nullptr);
+      return download_one(out.data());
+    };
+    EXPECT_EQ(expected, run(dd::reduce_policy<512, 16, 0, true>{})) << "interleaved, n = " << n;
+    EXPECT_EQ(expected, run(dd::reduce_policy<512, 16, 0, false>{})) << "contiguous runs, n = " << n;
+  }
+}
+
 TEST(Reduce, NonCommutativeOperator) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);

@@ -6,6 +6,12 @@
 //     exclusive_segmented_scan: out[h] = init; out[i] = init op values[h] op ... op values[i - 1]
 //   By key (as thrust::inclusive_scan_by_key): segments are the runs of equal keys.
 //     inclusive_scan_by_key / exclusive_scan_by_key, with the same results per run.
+//   By offsets (CSR row offsets, 32- or 64-bit): num_segments + 1 non-decreasing positions in
+//   [0, n]; segment s is [offsets[s], offsets[s + 1]), and an item starts a segment when its index
+//   is an offset (item 0 always does).
+//     inclusive_segmented_scan_by_offsets / exclusive_segmented_scan_by_offsets
+//   The offsets are not checked on the device: out-of-order offsets give wrong segments (never an
+//   access out of bounds). Per-segment totals: scankit/segmented_reduce.hpp.
 //
 // Values: int32, int64, float, double; operators: scan_op::plus, maximum, minimum (the others, user
 // types, operators, key comparisons and iterators: scankit/device/segmented_scan.cuh, nvcc).
@@ -34,6 +40,14 @@ namespace scankit {
   void exclusive_scan_by_key(const K* keys, const T* values, T* out, std::int64_t n, T init,                       \
                              scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr);
 
+#define SCANKIT_DECLARE_SEGMENTED_SCAN_BY_OFFSETS(T, O)                                                       \
+  void inclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,   \
+                                           std::int64_t n, scan_op op = scan_op::plus, cudaStream_t stream = nullptr, \
+                                           workspace* ws = nullptr);                                                \
+  void exclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,   \
+                                           std::int64_t n, T init, scan_op op = scan_op::plus,                      \
+                                           cudaStream_t stream = nullptr, workspace* ws = nullptr);
+
 #define SCANKIT_DECLARE_SEGMENTED_SCAN(T)                                                                         \
   void inclusive_segmented_scan(const T* values, const std::uint8_t* head_flags, T* out, std::int64_t n,          \
                                 scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr); \
@@ -43,6 +57,8 @@ namespace scankit {
   SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, std::uint32_t)                                                         \
   SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, std::int64_t)                                                          \
   SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, std::uint64_t)                                                         \
+  SCANKIT_DECLARE_SEGMENTED_SCAN_BY_OFFSETS(T, std::int32_t)                                                      \
+  SCANKIT_DECLARE_SEGMENTED_SCAN_BY_OFFSETS(T, std::int64_t)                                                      \
   /* Bytes of workspace any segmented scan of n values of T needs (0 when it needs none). */                      \
   std::size_t segmented_scan_workspace_bytes(const T* /*type tag*/, std::int64_t n);
 
@@ -53,5 +69,6 @@ SCANKIT_DECLARE_SEGMENTED_SCAN(double)
 
 #undef SCANKIT_DECLARE_SEGMENTED_SCAN
 #undef SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY
+#undef SCANKIT_DECLARE_SEGMENTED_SCAN_BY_OFFSETS
 
 }  // namespace scankit

@@ -8,6 +8,10 @@
 //   Segments by runs of equal keys (scan-by-key, as thrust::inclusive_scan_by_key):
 //     scankit::device::inclusive_scan_by_key(d_keys, d_values, d_out, n, op, scankit::equal_to_op{}, stream);
 //     scankit::device::exclusive_scan_by_key(d_keys, d_values, d_out, n, init, op, key_equal, stream);
+//   Segments by offsets (CSR row offsets: num_segments + 1 non-decreasing positions in [0, n];
+//   segment s is [offsets[s], offsets[s + 1]); an item starts a segment when its index is an offset):
+//     scankit::device::inclusive_segmented_scan_by_offsets(d_values, d_offsets, num_segments, d_out, n, op, stream);
+//     scankit::device::exclusive_segmented_scan_by_offsets(d_values, d_offsets, num_segments, d_out, n, init, op, stream);
 //
 // inclusive: out[i] = values[h] op ... op values[i], h the head of i's segment.
 // exclusive: out[i] = init op values[h] op ... op values[i - 1]; out[h] = init (each segment
@@ -32,6 +36,12 @@ template <class Policy, class T, class HeadItem>
 using resolved_segmented_policy =
     std::conditional_t<std::is_same_v<Policy, tuned>, typename device_detail::segmented_scan_tuning<T, HeadItem>::policy,
                        Policy>;
+
+// The register shape of a segmented scan or reduction of T by offsets: the tuned one, or a
+// scankit::device::policy<...>.
+template <class Policy, class T>
+using resolved_offsets_policy =
+    std::conditional_t<std::is_same_v<Policy, tuned>, typename device_detail::segmented_offsets_tuning<T>::policy, Policy>;
 
 namespace detail {
 
@@ -63,6 +73,20 @@ struct key_change_maker {
     return device_detail::key_change_source<KeysIn, KeyEqual, P::items_per_thread, P::block_threads>{keys, n, equal};
   }
 };
+
+template <class Policy, class T, class ValuesIn, class OffsetsIn, class Out, class Op>
+void segmented_scan_by_offsets(const char* function, ValuesIn values, OffsetsIn offsets, std::int64_t num_segments,
+                               Out out, std::int64_t n, bool exclusive, const T& init, Op op, cudaStream_t stream,
+                               workspace* ws) {
+  using P = resolved_offsets_policy<Policy, T>;
+  const auto in = device_detail::input_view(values);
+  const auto starts = device_detail::input_view(offsets);
+  const auto target = device_detail::output_view(out);
+  device_detail::check_segment_offsets_arguments<P, T>(function, in, starts, num_segments, target, n, n, true);
+  using heads_t = device_detail::offsets_head_source<std::remove_cv_t<decltype(starts)>, P::items_per_thread, P::block_threads>;
+  const heads_t heads{{starts, num_segments + 1, n}, nullptr};
+  device_detail::run_segmented_scan<P, T>(in, heads, target, n, exclusive, init, op, stream, ws);
+}
 
 }  // namespace detail
 
@@ -100,12 +124,39 @@ void exclusive_scan_by_key(KeysIn keys, ValuesIn values, Out out, std::int64_t n
                                     op, stream, ws, "keys", detail::key_change_maker<KeyEqual>{key_equal});
 }
 
+template <class Policy = tuned, class AccT = void, class ValuesIn, class OffsetsIn, class Out, class Op = plus_op>
+void inclusive_segmented_scan_by_offsets(ValuesIn values, OffsetsIn offsets, std::int64_t num_segments, Out out,
+                                         std::int64_t n, Op op = {}, cudaStream_t stream = nullptr,
+                                         workspace* ws = nullptr) {
+  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::inclusive_accumulator_t<ValuesIn, Op>>;
+  detail::segmented_scan_by_offsets<Policy, T>("scankit::inclusive_segmented_scan_by_offsets", values, offsets,
+                                               num_segments, out, n, false, T{}, op, stream, ws);
+}
+
+template <class Policy = tuned, class AccT = void, class ValuesIn, class OffsetsIn, class Out, class Init,
+          class Op = plus_op>
+void exclusive_segmented_scan_by_offsets(ValuesIn values, OffsetsIn offsets, std::int64_t num_segments, Out out,
+                                         std::int64_t n, Init init, Op op = {}, cudaStream_t stream = nullptr,
+                                         workspace* ws = nullptr) {
+  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
+  detail::segmented_scan_by_offsets<Policy, T>("scankit::exclusive_segmented_scan_by_offsets", values, offsets,
+                                               num_segments, out, n, true, static_cast<T>(init), op, stream, ws);
+}
+
 // Bytes of workspace a segmented scan of n values of type T needs (0 for one tile), with head
 // items (flags or keys) of type HeadItem.
 template <class T, class HeadItem = std::uint8_t, class Policy = tuned>
 std::size_t segmented_scan_workspace_bytes(std::int64_t n) {
   scankit::detail::check_count("scankit::segmented_scan_workspace_bytes", n);
   return device_detail::segmented_scan_workspace_bytes<resolved_segmented_policy<Policy, T, HeadItem>, T>(n);
+}
+
+// Bytes of workspace a segmented scan or reduction by offsets of n values of type T needs (0 for
+// one tile).
+template <class T, class Policy = tuned>
+std::size_t segmented_by_offsets_workspace_bytes(std::int64_t n) {
+  scankit::detail::check_count("scankit::segmented_by_offsets_workspace_bytes", n);
+  return device_detail::segmented_scan_workspace_bytes<resolved_offsets_policy<Policy, T>, T>(n, true);
 }
 
 }  // namespace scankit::device

@@ -39,4 +39,34 @@ std::vector<unsigned char> key_change_heads(const std::vector<Key>& keys, Equal 
   return heads;
 }
 
+// Heads from CSR-style offsets: heads[p] = 1 for every offset p in [0, n) (item 0 starts a
+// segment whatever the offsets say, as in the scans).
+template <class Offset>
+std::vector<unsigned char> offset_heads(const std::vector<Offset>& offsets, std::size_t n) {
+  std::vector<unsigned char> heads(n, 0);
+  for (const Offset p : offsets) {
+    if (p >= 0 && static_cast<std::size_t>(p) < n) heads[static_cast<std::size_t>(p)] = 1;
+  }
+  return heads;
+}
+
+// out[s] = values[offsets[s]] op ... op values[offsets[s + 1] - 1]; empty_value when empty.
+template <class T, class Offset, class Op>
+std::vector<T> segmented_reduce(const std::vector<T>& values, const std::vector<Offset>& offsets, Op op,
+                                const T& empty_value) {
+  std::vector<T> out(offsets.empty() ? 0 : offsets.size() - 1);
+  for (std::size_t s = 0; s < out.size(); ++s) {
+    const auto begin = static_cast<std::size_t>(offsets[s]);
+    const auto end = static_cast<std::size_t>(offsets[s + 1]);
+    if (begin >= end) {
+      out[s] = empty_value;
+      continue;
+    }
+    T total = values[begin];
+    for (std::size_t i = begin + 1; i < end; ++i) total = static_cast<T>(op(total, values[i]));
+    out[s] = total;
+  }
+  return out;
+}
+
 }  // namespace scankit::reference

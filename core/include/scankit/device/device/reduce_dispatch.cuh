@@ -20,7 +20,8 @@
 
 namespace scankit::device_detail {
 
-// 512 threads, 64 bytes of items per thread and warp tile step (docs/tuning.md).
+// 512 threads, 64 bytes of items per thread and warp tile step, warp tiles taken in turn across
+// the grid (docs/tuning.md).
 template <class Item>
 using reduce_tuning = reduce_policy<512, sizeof(Item) >= 64 ? 1 : static_cast<int>(64 / sizeof(Item))>;
 

@@ -45,9 +45,13 @@ struct reduce_args {
   single_pass_header* header;        // the ticket that finds the last block
 };
 
-// MinBlocksPerSm goes to __launch_bounds__ (0: no minimum).
-template <int BlockThreads, int ItemsPerThread, int MinBlocksPerSm = 0>
+// MinBlocksPerSm goes to __launch_bounds__ (0: no minimum). Interleaved: with a commutative
+// operator and an aligned array, the grid's warps take warp tiles in turn (warp w of the grid
+// reads tiles w, w + warps, ...), so that the whole grid streams through one window of memory at a
+// time, instead of each warp through its own run.
+template <int BlockThreads, int ItemsPerThread, int MinBlocksPerSm = 0, bool Interleaved = true>
 struct reduce_policy {
+  static constexpr bool interleaved = Interleaved;
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr int block_threads = BlockThreads;
   static constexpr int warps = BlockThreads / 32;
@@ -96,6 +100,32 @@ __device__ __forceinline__ optional_value<T> load_partial(const optional_value<T
   return partial;
 }
 
+// One whole, aligned warp tile folded by a commutative operator: coalesced 16-byte loads straight
+// to registers, all in flight before the first use; each thread returns the fold of its items.
+template <class Policy, class T, class Item, class Map, class Op>
+__device__ __forceinline__ T fold_warp_tile(const Item* tile, long long base, const Map& map, Op op) {
+  using io = tile_io<Item, Policy::items_per_thread, Policy::block_threads>;
+  constexpr int per_chunk = io::items_per_chunk;
+  int4 chunks[io::chunks_per_thread];
+#pragma unroll
+  for (int q = 0; q < io::chunks_per_thread; ++q) {
+    chunks[q] = reinterpret_cast<const int4*>(tile)[q * 32 + lane_id()];
+  }
+  T value{};
+#pragma unroll
+  for (int q = 0; q < io::chunks_per_thread; ++q) {
+    Item items[per_chunk];
+    memcpy(items, &chunks[q], 16);
+    const long long index = base + static_cast<long long>(q * 32 + lane_id()) * per_chunk;
+#pragma unroll
+    for (int e = 0; e < per_chunk; ++e) {
+      const T item = static_cast<T>(map(items[e], index + e));
+      value = q == 0 && e == 0 ? item : static_cast<T>(op(value, item));
+    }
+  }
+  return value;
+}
+
 template <class Policy, class T, class In, class Out, class Map, class Op>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     reduce_kernel(const reduce_args<T, In, Out, Map> args, Op op) {
@@ -113,33 +143,30 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   constexpr bool commutative = is_commutative<Op>::value;
   optional_value<T> mine{false, T{}};  // commutative: this thread's; otherwise lane 0's is the warp's
   const long long warp = static_cast<long long>(blockIdx.x) * Policy::warps + warp_id();
-  const long long first = warp * args.warp_tiles_per_warp * Policy::warp_tile_items;
-  const long long end_of_run = first + args.warp_tiles_per_warp * Policy::warp_tile_items;
+  long long first = warp * args.warp_tiles_per_warp * Policy::warp_tile_items;
+  long long end_of_run = first + args.warp_tiles_per_warp * Policy::warp_tile_items;
+  if constexpr (Policy::interleaved && commutative && std::is_pointer_v<In> && io::vectorizable) {
+    if (io::aligned(args.in)) {
+      // Whole warp tiles in turn across the grid; the items past the last whole one go to the
+      // last warp of the grid, item by item below.
+      const long long whole = args.n / Policy::warp_tile_items;
+      const long long grid_warps = static_cast<long long>(gridDim.x) * Policy::warps;
+      for (long long t = warp; t < whole; t += grid_warps) {
+        const long long base = t * Policy::warp_tile_items;
+        const T tile_value = fold_warp_tile<Policy, T>(args.in + base, base, args.map, op);
+        mine = {true, mine.present ? static_cast<T>(op(mine.value, tile_value)) : tile_value};
+      }
+      first = warp == grid_warps - 1 ? whole * Policy::warp_tile_items : args.n;
+      end_of_run = args.n;
+    }
+  }
   const long long end = end_of_run < args.n ? end_of_run : args.n;
   for (long long base = first; base < end; base += Policy::warp_tile_items) {
     const long long valid = end - base;
     if constexpr (std::is_pointer_v<In> && io::vectorizable) {
       if (valid >= Policy::warp_tile_items && io::aligned(args.in + base)) {
         if constexpr (commutative) {
-          // Coalesced 16-byte loads straight to registers, all in flight before the first use.
-          constexpr int per_chunk = io::items_per_chunk;
-          int4 chunks[io::chunks_per_thread];
-#pragma unroll
-          for (int q = 0; q < io::chunks_per_thread; ++q) {
-            chunks[q] = reinterpret_cast<const int4*>(args.in + base)[q * 32 + lane_id()];
-          }
-          T tile_value{};  // this thread's items of the warp tile (it has some: the tile is whole)
-#pragma unroll
-          for (int q = 0; q < io::chunks_per_thread; ++q) {
-            item_t items[per_chunk];
-            memcpy(items, &chunks[q], 16);
-            const long long index = base + static_cast<long long>(q * 32 + lane_id()) * per_chunk;
-#pragma unroll
-            for (int e = 0; e < per_chunk; ++e) {
-              const T item = static_cast<T>(args.map(items[e], index + e));
-              tile_value = q == 0 && e == 0 ? item : static_cast<T>(op(tile_value, item));
-            }
-          }
+          const T tile_value = fold_warp_tile<Policy, T>(args.in + base, base, args.map, op);
           mine = {true, mine.present ? static_cast<T>(op(mine.value, tile_value)) : tile_value};
         } else {
           item_t items[K];

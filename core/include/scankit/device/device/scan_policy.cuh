@@ -111,11 +111,23 @@ struct staged_scan_tuning<double> {
 // The segmented scan's register kernel: 256 threads, 16 KiB of the wider of the values and the
 // head items (flags or keys) per tile, at most 32 items per thread (a thread's segment heads are
 // one 32-bit mask); the two tile transposes then fit the 48 KiB of static shared memory.
+// With 4-byte items, registers are capped for 6 blocks per SM (docs/tuning.md).
 template <class T, class HeadItem>
 struct segmented_scan_tuning {
   static constexpr std::size_t widest = sizeof(T) > sizeof(HeadItem) ? sizeof(T) : sizeof(HeadItem);
   static constexpr int items_per_thread = widest >= 64 ? 1 : (64 / widest > 32 ? 32 : static_cast<int>(64 / widest));
-  using policy = scan_policy<256, items_per_thread>;
+  static constexpr int min_blocks_per_sm = widest == 4 ? 6 : 0;
+  using policy = scan_policy<256, items_per_thread, block_scan_algorithm::warp_of_warps, 32, 1024, min_blocks_per_sm>;
+};
+
+// Segments by offsets (the scan and the reduction): the segmented scan's tile; with 4-byte values,
+// registers are capped for 8 blocks per SM (docs/tuning.md).
+template <class T>
+struct segmented_offsets_tuning {
+  using scan = segmented_scan_tuning<T, unsigned char>;
+  static constexpr int min_blocks_per_sm = sizeof(T) == 4 ? 8 : 0;
+  using policy =
+      scan_policy<256, scan::items_per_thread, block_scan_algorithm::warp_of_warps, 32, 1024, min_blocks_per_sm>;
 };
 
 template <class T, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>

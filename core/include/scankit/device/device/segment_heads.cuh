@@ -7,6 +7,8 @@
 //   key_change_source    runs of equal keys (scan-by-key): item i starts a segment when its key
 //                        differs from item i - 1's under the caller's equality
 // Item 0 of the whole input always starts a segment, whatever its flag (the kernel sees to it).
+// prepare(base) runs before the tile's values are loaded and returns what load() needs (a source
+// that reads an index first issues that read there, so that it overlaps the values' loads).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,8 @@
 
 namespace scankit::device_detail {
 
+struct no_head_plan {};
+
 template <class FlagsIn, int K, int BlockThreads>
 struct head_flags_source {
   static_assert(K <= 32, "a thread's heads are one 32-bit mask");
@@ -29,7 +33,8 @@ struct head_flags_source {
   FlagsIn flags;
   long long n;
 
-  __device__ __forceinline__ unsigned load(long long base, int valid, storage& s) const {
+  __device__ __forceinline__ no_head_plan prepare(long long) const { return {}; }
+  __device__ __forceinline__ unsigned load(long long base, int valid, storage& s, no_head_plan = {}) const {
     flag_type items[K];
     load_tile<io>(flags, base, valid, items, s);
     unsigned heads = 0;
@@ -50,7 +55,8 @@ struct key_change_source {
   long long n;
   KeyEqual equal;
 
-  __device__ __forceinline__ unsigned load(long long base, int valid, storage& s) const {
+  __device__ __forceinline__ no_head_plan prepare(long long) const { return {}; }
+  __device__ __forceinline__ unsigned load(long long base, int valid, storage& s, no_head_plan = {}) const {
     key_type items[K];
     return load(base, valid, s, items);
   }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan.cuh"
@@ -46,40 +47,31 @@ struct segmented_scan_storage {
   tile_ticket ticket;
 };
 
-template <class Policy, class T, class In, class Heads, class Out, class Op>
-__global__ void __launch_bounds__(Policy::block_threads)
-    segmented_scan_kernel(const segmented_scan_args<T, In, Heads, Out> args, Op op) {
+// The tile `tile` of a segmented scan, steps 1-3 (all threads of the block): values[] end as this
+// thread's K results, inclusive or (exclusive) from `init`. Items past `valid` are not read.
+template <class Policy, class T, class In, class Heads, class Storage, class Op>
+__device__ __forceinline__ void scan_tile_segments(const In& values_in, const Heads& heads_in, long long base,
+                                                   int valid, const single_pass_context<segment_item<T>>& pass,
+                                                   bool exclusive, const T& init, Storage& s, Op op,
+                                                   T (&values)[Policy::items_per_thread],
+                                                   const decltype(std::declval<const Heads&>().prepare(0))& head_plan) {
   constexpr int K = Policy::items_per_thread;
   static_assert(K <= 32, "a thread's heads are one 32-bit mask");
   using item_t = segment_item<T>;
   using pair_op = segmented_op<Op>;
-  using storage_t = segmented_scan_storage<Policy, T, Heads>;
-  __shared__ storage_t s;
   const pair_op combine{op};
-  const bool single_pass = args.pass.header != nullptr;
 
-  long long tile = 0;
-  if (single_pass) {
-    if (threadIdx.x == 0) s.ticket = args.pass.draw();
-    __syncthreads();
-    tile = s.ticket.tile;
-  }
-  const long long base = tile * Policy::tile_items;
-  const long long remaining = args.n - base;
-  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
-
-  T values[K];
-  load_tile<typename storage_t::io>(args.values, base, valid, values, s.values);
-  const unsigned heads = args.heads.load(base, valid, s.heads);
+  if (valid > 0) load_tile<typename Storage::io>(values_in, base, valid, values, s.values);
+  const unsigned heads = heads_in.load(base, valid, s.heads, head_plan);
 
   item_t aggregate{values[0], heads & 1u};
 #pragma unroll
   for (int k = 1; k < K; ++k) aggregate = combine(aggregate, item_t{values[k], (heads >> k) & 1u});
-  const block_scan_result<item_t> scanned = storage_t::block_scan::scan(aggregate, s.scan, combine);
+  const block_scan_result<item_t> scanned = Storage::block_scan::scan(aggregate, s.scan, combine);
 
   optional_prefix<item_t> tile_prefix{false, item_t{}};
-  if (single_pass) {
-    const tile_prefix_op<item_t, pair_op, look_back_shape<>, false> prefix(args.pass, s.ticket, combine);
+  if (pass.header != nullptr) {
+    const tile_prefix_op<item_t, pair_op, look_back_shape<>, false> prefix(pass, s.ticket, combine);
     tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.tile_prefix);
   }
 
@@ -94,10 +86,35 @@ __global__ void __launch_bounds__(Policy::block_threads)
   for (int k = 0; k < K; ++k) {
     const bool head = ((heads >> k) & 1u) != 0 || !has_running;  // item 0 of the input has nothing before it
     const T inclusive = head ? values[k] : static_cast<T>(op(running, values[k]));
-    values[k] = args.exclusive ? (head ? args.init : static_cast<T>(op(args.init, running))) : inclusive;
+    values[k] = exclusive ? (head ? init : static_cast<T>(op(init, running))) : inclusive;
     running = inclusive;
     has_running = true;
   }
+}
+
+// The tile this block works on: its ticket, or tile 0 for a launch of one tile.
+template <class T, class Storage>
+__device__ __forceinline__ long long segmented_tile_index(const single_pass_context<segment_item<T>>& pass,
+                                                          Storage& s) {
+  if (pass.header == nullptr) return 0;
+  if (threadIdx.x == 0) s.ticket = pass.draw();
+  __syncthreads();
+  return s.ticket.tile;
+}
+
+template <class Policy, class T, class In, class Heads, class Out, class Op>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    segmented_scan_kernel(const segmented_scan_args<T, In, Heads, Out> args, Op op) {
+  using storage_t = segmented_scan_storage<Policy, T, Heads>;
+  __shared__ storage_t s;
+  const long long base = segmented_tile_index<T>(args.pass, s) * Policy::tile_items;
+  const long long remaining = args.n - base;
+  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+
+  const auto head_plan = args.heads.prepare(base);  // before the values' loads, to overlap them
+  T values[Policy::items_per_thread];
+  scan_tile_segments<Policy, T>(args.values, args.heads, base, valid, args.pass, args.exclusive, args.init, s, op,
+                                values, head_plan);
   store_tile<typename storage_t::io>(args.out, base, valid, values, s.values);
 }
 

@@ -1,0 +1,4 @@
+// Precompiled segmented scans and reductions by offsets of double values.
+#include "precompiled_segmented_offsets.cuh"
+
+SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_BY_OFFSETS(double)
