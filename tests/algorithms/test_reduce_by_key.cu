@@ -1,7 +1,8 @@
 // Reduce-by-key (template and precompiled API) against thrust::reduce_by_key and the host: runs of
 // every length around the tile, one run, every item its own run, a non-commutative operator, a
-// user key equality, iterators, graph replay and bad arguments.
+// user key equality, iterators, graph replay, bad arguments, and above 2^31 items.
 #include <thrust/execution_policy.h>
+#include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/reduce.h>
@@ -227,6 +228,34 @@ TEST(ReduceByKey, BadArgumentsThrowBeforeLaunch) {
                error);
   EXPECT_TRUE(equal_vectors(std::vector<std::int32_t>(n, 1), keys.download()));
   EXPECT_TRUE(equal_vectors(std::vector<float>(n, 2.0f), values.download()));
+}
+
+struct key_of_thousand {
+  __host__ __device__ long long operator()(long long i) const { return i / 1000; }
+};
+
+// Above 2^31 items: runs of 1000 equal keys (the last one shorter), values of 1, through
+// iterators; every run checked.
+TEST(ReduceByKeyLarge, Above2p31Items) {
+  SCANKIT_REQUIRE_GPU();
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099;
+  const std::int64_t r = (n + 999) / 1000;
+  if (!gpu_memory_available(static_cast<std::size_t>(r) * 12)) GTEST_SKIP() << "not enough GPU memory";
+  const auto keys = thrust::make_transform_iterator(thrust::counting_iterator<long long>(0), key_of_thousand{});
+  device_buffer<long long> unique(r);
+  device_buffer<int> sums(r);
+  device_buffer<std::int64_t> runs(1);
+  scankit::device::reduce_by_key(keys, thrust::constant_iterator<int>(1), unique.data(), sums.data(), runs.data(), n);
+  sync_device();
+  ASSERT_EQ(r, runs.download()[0]);
+  const auto k = unique.download();
+  const auto s = sums.download();
+  std::int64_t wrong = 0, first = -1;
+  for (std::int64_t j = 0; j < r; ++j) {
+    const std::int64_t length = std::min<std::int64_t>(1000, n - j * 1000);
+    if ((k[j] != j || s[j] != length) && wrong++ == 0) first = j;
+  }
+  EXPECT_EQ(0, wrong) << "first wrong run " << first;
 }
 
 }  // namespace

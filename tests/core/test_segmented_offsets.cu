@@ -2,10 +2,12 @@
 // reduction, against the host reference, on awkward sizes and segment patterns (empty segments,
 // runs of empty segments at tile boundaries, segments spanning many tiles, offsets that cover only
 // part of the values), 32- and 64-bit offsets, a non-commutative operator, iterators, the
-// precompiled overloads with caller memory of the queried size, and bad arguments.
+// precompiled overloads with caller memory of the queried size, bad arguments, and above 2^31
+// items.
 #include <algorithm>
 #include <limits>
 
+#include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -238,6 +240,42 @@ TEST(SegmentedOffsets, BadArgumentsThrowBeforeLaunch) {
   EXPECT_EQ(100, scanned[99]);
   EXPECT_EQ(1, scanned[100]);
   EXPECT_EQ(n - 5000, scanned[n - 1]);
+}
+
+// offsets[s] = min(1000 s, n): segments of 1000 items, the last one shorter.
+struct thousands_up_to {
+  long long n;
+  __host__ __device__ long long operator()(long long s) const { return s * 1000 < n ? s * 1000 : n; }
+};
+
+// Above 2^31 items: values of 1 and segments of 1000 given by 64-bit offsets (iterators); every
+// segment's sum and every scanned item checked.
+TEST(SegmentedOffsetsLarge, Above2p31Items) {
+  SCANKIT_REQUIRE_GPU();
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099;
+  const std::int64_t segments = (n + 999) / 1000;
+  if (!gpu_memory_available(static_cast<std::size_t>(n) + static_cast<std::size_t>(segments) * 4)) {
+    GTEST_SKIP() << "not enough GPU memory";
+  }
+  const auto offsets = thrust::make_transform_iterator(thrust::counting_iterator<long long>(0), thousands_up_to{n});
+  device_buffer<int> sums(segments);
+  scankit::device::segmented_reduce(thrust::constant_iterator<int>(1), offsets, segments, sums.data(), n, plus_op{}, -1);
+  device_buffer<std::uint8_t> scanned(n);
+  scankit::device::inclusive_segmented_scan_by_offsets(thrust::constant_iterator<std::uint8_t>(1), offsets, segments,
+                                                       scanned.data(), n, plus_op{});
+  sync_device();
+  const auto s = sums.download();
+  std::int64_t wrong = 0, first = -1;
+  for (std::int64_t j = 0; j < segments; ++j) {
+    if (s[j] != std::min<std::int64_t>(1000, n - j * 1000) && wrong++ == 0) first = j;
+  }
+  EXPECT_EQ(0, wrong) << "first wrong segment " << first;
+  const auto items = scanned.download();
+  wrong = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (items[i] != static_cast<std::uint8_t>(i % 1000 + 1) && wrong++ == 0) first = i;
+  }
+  EXPECT_EQ(0, wrong) << "first wrong item " << first;
 }
 
 }  // namespace
