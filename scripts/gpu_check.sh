@@ -58,11 +58,12 @@
 #   SANITIZER_SORT_FILTER   --gtest_filter for them (default: float keys in raw-bit order, uint32
 #                           keys in two buffers, int16 pairs in two buffers, both strategies)
 #   SANITIZER_SEGMENT_TESTS segmented scan, reduction and reduce-by-key binaries (paths under
-#                           BUILD_DIR/tests; default core/test_segmented_scan core/test_reduce
+#                           BUILD_DIR/tests; default core/test_segmented_scan
+#                           core/test_segmented_offsets core/test_reduce
 #                           algorithms/test_reduce_by_key; "none" leaves them out)
 #   SANITIZER_SEGMENT_FILTER --gtest_filter for them (default: in place and iterator segmented
-#                           scans, misaligned, non-commutative and arg reductions, wide-key
-#                           reduce-by-key)
+#                           scans, scans and sums by offsets, misaligned, non-commutative, arg and
+#                           both-shape reductions, wide-key reduce-by-key)
 #   SCANKIT_TEST_SMALL      the sanitizer runs set it to 1 unless it is set (compaction tests then
 #                           stay below ~10 tiles; 0 gives the full sizes)
 #   SANITIZER_TOOLS         default "memcheck racecheck synccheck"
@@ -319,8 +320,8 @@ sanitizer_binaries() {
   local sort=${SANITIZER_SORT_TESTS:-test_radix_sort}
   local sort_filter=${SANITIZER_SORT_FILTER:-'SortFloatOrder.RawBitsOrder:SortKeys/5.DoubleBuffer*:SortPairs.DoubleBuffer'}
   algorithm_binaries "$sort" "$sort_filter"
-  local segments=${SANITIZER_SEGMENT_TESTS:-"core/test_segmented_scan core/test_reduce algorithms/test_reduce_by_key"}
-  local segment_filter=${SANITIZER_SEGMENT_FILTER:-'SegmentedScan.InPlace:SegmentedScan.IteratorInputs:SegmentedScan.PrecompiledOverloads:Reduce.MisalignedAndNarrowInputs:Reduce.NonCommutativeOperator:Reduce.ArgMinArgMaxTiesAndNans:ReduceByKey.WideKeysAndValues:ReduceByKey.NonCommutativeOperatorAndUserEquality'}
+  local segments=${SANITIZER_SEGMENT_TESTS:-"core/test_segmented_scan core/test_segmented_offsets core/test_reduce algorithms/test_reduce_by_key"}
+  local segment_filter=${SANITIZER_SEGMENT_FILTER:-'SegmentedScan.InPlace:SegmentedScan.IteratorInputs:SegmentedScan.PrecompiledOverloads:SegmentedOffsets.PrecompiledOverloads:SegmentedOffsets.NoValues:SegmentedOffsets.OtherTypesAnd64BitOffsets:Reduce.MisalignedAndNarrowInputs:Reduce.NonCommutativeOperator:Reduce.ArgMinArgMaxTiesAndNans:Reduce.InterleavedAndContiguousRunShapes:ReduceByKey.WideKeysAndValues:ReduceByKey.NonCommutativeOperatorAndUserEquality'}
   if [[ "$segments" != none ]]; then
     for b in $segments; do printf '%s\t%s\n' "$BUILD_DIR/tests/$b" "$segment_filter"; done
   fi
