@@ -83,7 +83,7 @@ __device__ __forceinline__ int4 bytes_from(const int4& lo, const int4& hi, unsig
 // Items of 1 and 2 bytes go out as 16-byte stores: the few items before target's first 16-byte
 // boundary and after its last one one by one, the rest one aligned 16-byte vector per thread, cut
 // from two aligned 16-byte reads of the shared buffer (the run's offset within 16 bytes is the
-// same for every vector of it). One item per thread would issue 16 or 8 times as many stores;
+// same for every vector of it). One item per thread would take 16 or 8 times as many stores;
 // wider items keep one item per thread, where the vector form gained nothing (docs/tuning.md).
 // One item per thread: the threads are shifted back to the 32-item boundary before `target`, so
 // that every warp store covers one aligned 32-item window, i.e. whole 32-byte sectors (unshifted,
