@@ -20,6 +20,7 @@
 #include "scankit/device/compact/tile_scatter.cuh"
 #include "scankit/device/device/scan_kernels.cuh"
 #include "scankit/device/device/segment_heads.cuh"
+#include "scankit/device/device/segmented_scan_kernel.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
 #include "scankit/segmented_operators.hpp"
 
@@ -66,14 +67,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   using key_type = typename storage_t::key_type;
   __shared__ storage_t s;
   const pair_op combine{op};
-  const bool single_pass = args.pass.header != nullptr;
-
-  long long tile = 0;
-  if (single_pass) {
-    if (threadIdx.x == 0) s.ticket = args.pass.draw();
-    __syncthreads();
-    tile = s.ticket.tile;
-  }
+  const long long tile = segmented_tile_index<T>(args.pass, s);
   const long long base = tile * Policy::tile_items;
   const long long remaining = args.n - base;
   const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
@@ -91,22 +85,15 @@ __global__ void __launch_bounds__(Policy::block_threads)
   for (int k = 1; k < K; ++k) aggregate = combine(aggregate, item_t{values[k], (heads >> k) & 1u});
   const block_scan_result<item_t> scanned = storage_t::block_scan::scan(aggregate, s.scan, combine);
 
-  optional_prefix<item_t> tile_prefix{false, item_t{T{}, 0u}};
-  if (single_pass) {
-    const tile_prefix_op<item_t, pair_op, look_back_shape<>, false> prefix(args.pass, s.ticket, combine);
-    tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.tile_prefix);
-  }
+  optional_prefix<item_t> tile_prefix;
+  const optional_prefix<item_t> before = segmented_prefixes(args.pass, scanned, s, combine, tile_prefix);
   const std::uint32_t runs_before_tile = tile_prefix.present ? tile_prefix.value.head : 0u;
   const std::uint32_t heads_before_thread = threadIdx.x == 0 ? 0u : scanned.exclusive.head;  // within the tile
   const std::uint32_t heads_in_tile = scanned.aggregate.head;
 
   // values[k] becomes the inclusive value of the item before k (what a head at k closes).
-  bool has_running = tile_prefix.present;
-  T running = tile_prefix.value.value;
-  if (threadIdx.x > 0) {
-    running = has_running ? combine(tile_prefix.value, scanned.exclusive).value : scanned.exclusive.value;
-    has_running = true;
-  }
+  bool has_running = before.present;
+  T running = before.value.value;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const bool head = ((heads >> k) & 1u) != 0;

@@ -47,6 +47,24 @@ struct segmented_scan_storage {
   tile_ticket ticket;
 };
 
+// Step 2's second half, shared with reduce-by-key: the tile's prefix from the single-pass protocol
+// (none for a launch of one tile), and from it the inclusive result of the item before this
+// thread's first (absent only before item 0 of the input). Item and PairOp: (value, head) pairs
+// and their segmented operator (heads or-ed, or counted).
+template <class Item, class PairOp, class Storage>
+__device__ __forceinline__ optional_prefix<Item> segmented_prefixes(const single_pass_context<Item>& pass,
+                                                                    const block_scan_result<Item>& scanned,
+                                                                    Storage& s, PairOp combine,
+                                                                    optional_prefix<Item>& tile_prefix) {
+  tile_prefix = {false, Item{}};
+  if (pass.header != nullptr) {
+    const tile_prefix_op<Item, PairOp, look_back_shape<>, false> prefix(pass, s.ticket, combine);
+    tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.tile_prefix);
+  }
+  if (threadIdx.x == 0) return tile_prefix;
+  return {true, tile_prefix.present ? combine(tile_prefix.value, scanned.exclusive) : scanned.exclusive};
+}
+
 // The tile `tile` of a segmented scan, steps 1-3 (all threads of the block): values[] end as this
 // thread's K results, inclusive or (exclusive) from `init`. Items past `valid` are not read.
 template <class Policy, class T, class In, class Heads, class Storage, class Op>
@@ -69,19 +87,10 @@ __device__ __forceinline__ void scan_tile_segments(const In& values_in, const He
   for (int k = 1; k < K; ++k) aggregate = combine(aggregate, item_t{values[k], (heads >> k) & 1u});
   const block_scan_result<item_t> scanned = Storage::block_scan::scan(aggregate, s.scan, combine);
 
-  optional_prefix<item_t> tile_prefix{false, item_t{}};
-  if (pass.header != nullptr) {
-    const tile_prefix_op<item_t, pair_op, look_back_shape<>, false> prefix(pass, s.ticket, combine);
-    tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.tile_prefix);
-  }
-
-  // The inclusive result of the item before this thread's first, where there is one.
-  bool has_running = tile_prefix.present;
-  T running = tile_prefix.value.value;
-  if (threadIdx.x > 0) {
-    running = has_running ? combine(tile_prefix.value, scanned.exclusive).value : scanned.exclusive.value;
-    has_running = true;
-  }
+  optional_prefix<item_t> tile_prefix;
+  const optional_prefix<item_t> before = segmented_prefixes(pass, scanned, s, combine, tile_prefix);
+  bool has_running = before.present;
+  T running = before.value.value;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const bool head = ((heads >> k) & 1u) != 0 || !has_running;  // item 0 of the input has nothing before it
