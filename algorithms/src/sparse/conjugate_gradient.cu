@@ -1,0 +1,229 @@
+// Conjugate gradient on the GPU (scankit/sparse/conjugate_gradient.hpp): the SpMV through a plan
+// made once, the vector work in the kernels of device/sparse/conjugate_gradient_kernels.cuh, one
+// wait per iteration for the residual.
+#include "scankit/sparse/conjugate_gradient.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "scankit/device/sparse/conjugate_gradient_kernels.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/error.hpp"
+#include "stream_scratch.hpp"
+
+namespace scankit::sparse {
+namespace {
+
+using device_detail::cg_block_threads;
+using device_detail::cg_reduction;
+using device_detail::cg_scalars;
+using device_detail::cg_sums;
+using device_detail::optional_value;
+using device_detail::single_pass_header;
+
+constexpr const char* function_name = "scankit::sparse::conjugate_gradient";
+
+[[noreturn]] void fail(const std::string& what) { throw error(std::string(function_name) + ": " + what); }
+
+// The checks that need no plan: everything but the matrix's own arrays.
+template <class Index, class Value>
+void check_arguments(const csr_view<Index, Value>& a, dense_vector<const Value> b, dense_vector<Value> x,
+                     const cg_options& options) {
+  if (a.rows < 0 || a.cols < 0) fail("negative matrix size " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
+  if (a.rows != a.cols) {
+    fail("the matrix is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", not square");
+  }
+  const auto n = static_cast<std::int64_t>(a.rows);
+  if (b.size != n) fail("b has " + std::to_string(b.size) + " values, the matrix " + std::to_string(n) + " rows");
+  if (x.size != n) fail("x has " + std::to_string(x.size) + " values, the matrix " + std::to_string(n) + " rows");
+  if (n > 0 && b.data == nullptr) fail("b is null");
+  if (n > 0 && x.data == nullptr) fail("x is null");
+  if (n > 0) {
+    const auto b_begin = reinterpret_cast<std::uintptr_t>(b.data), x_begin = reinterpret_cast<std::uintptr_t>(x.data);
+    const auto bytes = static_cast<std::uintptr_t>(n) * sizeof(Value);
+    if (b_begin < x_begin + bytes && x_begin < b_begin + bytes) fail("b and x overlap");
+  }
+  if (options.max_iterations < 0) fail("max_iterations = " + std::to_string(options.max_iterations) + " is negative");
+  if (!(options.tolerance >= 0.0)) fail("tolerance = " + std::to_string(options.tolerance) + " is negative or NaN");
+}
+
+// A pinned host copy of the scalars: the copy must be asynchronous so that the next iteration's
+// work can be queued behind it before the host waits.
+class pinned_report {
+ public:
+  pinned_report() { SCANKIT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&report_), sizeof(cg_scalars))); }
+  ~pinned_report() { (void)cudaFreeHost(report_); }
+  pinned_report(const pinned_report&) = delete;
+  pinned_report& operator=(const pinned_report&) = delete;
+  cg_scalars* get() const { return report_; }
+
+ private:
+  cg_scalars* report_ = nullptr;
+};
+
+class event {
+ public:
+  event() { SCANKIT_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  ~event() { (void)cudaEventDestroy(event_); }
+  event(const event&) = delete;
+  event& operator=(const event&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Waits for the stream when the solve ends, normally or by an exception (a throwing progress
+// callback), before the buffers the queued work uses are released.
+struct stream_drain {
+  cudaStream_t stream;
+  ~stream_drain() { (void)cudaStreamSynchronize(stream); }
+};
+
+unsigned grid_for(std::int64_t n) {
+  int device = 0, sms = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // Enough blocks to keep every SM full (8 blocks of 256 threads), never more than the items need.
+  const std::int64_t blocks = (n + cg_block_threads - 1) / cg_block_threads;
+  return static_cast<unsigned>(std::clamp<std::int64_t>(blocks, 1, static_cast<std::int64_t>(sms) * 8));
+}
+
+template <class Index, class Value>
+cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b, dense_vector<Value> x,
+                const cg_options& options, cudaStream_t stream, workspace* ws) {
+  const auto n = static_cast<std::int64_t>(plan.matrix().rows);
+  cg_result result;
+  if (n == 0) {
+    result.converged = true;
+    return result;
+  }
+  std::optional<workspace> own_ws;
+  if (ws == nullptr) ws = &own_ws.emplace();  // one workspace for every SpMV of the solve
+
+  const unsigned grid = grid_for(n);
+  support::stream_scratch<Value> vectors(3 * static_cast<std::size_t>(n), stream);  // r, p, Ap
+  Value* r = vectors.get();
+  Value* p = r + n;
+  Value* ap = p + n;
+  support::stream_scratch<cg_scalars> scalars(1, stream);
+  support::stream_scratch<single_pass_header> header(1, stream);
+  support::stream_scratch<optional_value<cg_sums>> partials(grid, stream);
+  pinned_report report;
+  event reported;
+  stream_drain drain{stream};
+  SCANKIT_CUDA_CHECK(cudaMemsetAsync(header.get(), 0, sizeof(single_pass_header), stream));
+  const cg_reduction reduction{partials.get(), header.get()};
+  const dense_vector<const Value> p_in{p, n};
+  const dense_vector<Value> ap_out{ap, n};
+  const auto wait_for_report = [&] {
+    SCANKIT_CUDA_CHECK(cudaEventSynchronize(reported.get()));
+    return *report.get();
+  };
+  const auto copy_report = [&] {
+    SCANKIT_CUDA_CHECK(cudaMemcpyAsync(report.get(), scalars.get(), sizeof(cg_scalars), cudaMemcpyDeviceToHost, stream));
+    SCANKIT_CUDA_CHECK(cudaEventRecord(reported.get(), stream));
+  };
+  // Ap = A p and alpha: what the next update needs. Touches only Ap and alpha (and the breakdown flag).
+  const auto enqueue_step = [&] {
+    spmv(plan, Value(1), p_in, Value(0), ap_out, stream, ws);
+    device_detail::launch_kernel("cg_step_kernel", device_detail::cg_step_kernel<Value>, grid, cg_block_threads, stream,
+                                 static_cast<const Value*>(p), static_cast<const Value*>(ap), static_cast<long long>(n),
+                                 reduction, scalars.get());
+  };
+
+  // r = b - A x, p = r, r.r and b.b.
+  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(r, b.data, n * sizeof(Value), cudaMemcpyDeviceToDevice, stream));
+  spmv(plan, Value(-1), dense_vector<const Value>{x.data, n}, Value(1), dense_vector<Value>{r, n}, stream, ws);
+  device_detail::launch_kernel("cg_start_kernel", device_detail::cg_start_kernel<Value>, grid, cg_block_threads, stream,
+                               static_cast<const Value*>(r), b.data, p, static_cast<long long>(n), reduction,
+                               scalars.get());
+  copy_report();
+  cg_scalars now = wait_for_report();
+  if (now.bb == 0.0) {  // b = 0: x = 0 solves it exactly
+    SCANKIT_CUDA_CHECK(cudaMemsetAsync(x.data, 0, n * sizeof(Value), stream));
+    result.converged = true;
+    if (options.progress) options.progress(0, 0.0);
+    return result;
+  }
+  const double b_norm = std::sqrt(now.bb);
+  result.relative_residual = std::sqrt(now.rr) / b_norm;
+  result.converged = result.relative_residual <= options.tolerance;
+  if (options.progress) options.progress(0, result.relative_residual);
+  if (result.converged || options.max_iterations == 0 || !std::isfinite(result.relative_residual)) return result;
+
+  enqueue_step();
+  for (int k = 1; k <= options.max_iterations; ++k) {
+    device_detail::launch_kernel("cg_update_kernel", device_detail::cg_update_kernel<Value>, grid, cg_block_threads,
+                                 stream, x.data, r, static_cast<const Value*>(p), static_cast<const Value*>(ap),
+                                 static_cast<long long>(n), reduction, scalars.get());
+    copy_report();
+    // The next iteration's direction, SpMV and alpha, queued before the wait so that the GPU is
+    // busy while the host tests convergence. They write only p, Ap and alpha: when the solve stops
+    // here, x and r are those of iteration k.
+    if (k < options.max_iterations) {
+      device_detail::launch_kernel("cg_direction_kernel", device_detail::cg_direction_kernel<Value>, grid,
+                                   cg_block_threads, stream, static_cast<const Value*>(r), p, static_cast<long long>(n),
+                                   static_cast<const cg_scalars*>(scalars.get()));
+      enqueue_step();
+    }
+    now = wait_for_report();
+    if (now.breakdown != 0) {  // iteration k's alpha was 0: x and r did not change
+      result.breakdown = true;
+      return result;
+    }
+    result.iterations = k;
+    result.relative_residual = std::sqrt(now.rr) / b_norm;
+    result.converged = result.relative_residual <= options.tolerance;
+    if (options.progress) options.progress(k, result.relative_residual);
+    if (result.converged || !std::isfinite(result.relative_residual)) break;
+  }
+  return result;
+}
+
+template <class Index, class Value>
+cg_result solve_plan(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b, dense_vector<Value> x,
+                     const cg_options& options, cudaStream_t stream, workspace* ws) {
+  check_arguments(plan.matrix(), b, x, options);
+  return solve(plan, b, x, options, stream, ws);
+}
+
+template <class Index, class Value>
+cg_result solve_matrix(const csr_view<Index, Value>& a, dense_vector<const Value> b, dense_vector<Value> x,
+                       const cg_options& options, cudaStream_t stream, workspace* ws) {
+  check_arguments(a, b, x, options);
+  if (options.spmv.operation != spmv_operation::non_transpose) {
+    fail("options.spmv asks for the transposed product; A is symmetric, use non_transpose");
+  }
+  if (a.rows == 0) {
+    cg_result result;
+    result.converged = true;
+    return result;
+  }
+  const spmv_plan<Index, Value> plan(a, options.spmv, stream, ws);
+  return solve(plan, b, x, options, stream, ws);
+}
+
+}  // namespace
+
+#define SCANKIT_DEFINE_CONJUGATE_GRADIENT(I, V)                                                                   \
+  cg_result conjugate_gradient(const csr_view<I, V>& a, dense_vector<const V> b, dense_vector<V> x,              \
+                               const cg_options& options, cudaStream_t stream, workspace* ws) {                   \
+    return solve_matrix(a, b, x, options, stream, ws);                                                            \
+  }                                                                                                               \
+  cg_result conjugate_gradient(const spmv_plan<I, V>& plan, dense_vector<const V> b, dense_vector<V> x,          \
+                               const cg_options& options, cudaStream_t stream, workspace* ws) {                   \
+    return solve_plan(plan, b, x, options, stream, ws);                                                           \
+  }
+SCANKIT_DEFINE_CONJUGATE_GRADIENT(std::int32_t, float)
+SCANKIT_DEFINE_CONJUGATE_GRADIENT(std::int32_t, double)
+SCANKIT_DEFINE_CONJUGATE_GRADIENT(std::int64_t, float)
+SCANKIT_DEFINE_CONJUGATE_GRADIENT(std::int64_t, double)
+#undef SCANKIT_DEFINE_CONJUGATE_GRADIENT
+
+}  // namespace scankit::sparse
