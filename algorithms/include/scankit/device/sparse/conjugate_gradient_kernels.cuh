@@ -7,7 +7,9 @@
 //   cg_direction_kernel  p = r + beta p                           reads r, p; writes p
 //
 // The scalars (r.r, b.b, alpha, beta, the breakdown flag) stay in device memory between the
-// kernels, so no kernel waits for the host. Dot products accumulate in double.
+// kernels, so no kernel waits for the host. Dot products accumulate in double. The vectors never
+// alias (__restrict__), and the loops are unrolled so that each thread has several iterations'
+// loads in flight: these kernels are bound by memory bandwidth and need that parallelism.
 #pragma once
 
 #include <cmath>
@@ -92,8 +94,9 @@ __device__ __forceinline__ long long cg_stride() { return static_cast<long long>
 
 template <class V>
 __global__ void __launch_bounds__(cg_block_threads)
-    cg_start_kernel(const V* r, const V* b, V* p, long long n, cg_reduction reduction, cg_scalars* scalars) {
+    cg_start_kernel(const V* __restrict__ r, const V* __restrict__ b, V* __restrict__ p, long long n, cg_reduction reduction, cg_scalars* scalars) {
   cg_sums mine{0.0, 0.0};
+#pragma unroll 4
   for (long long i = cg_first_item(); i < n; i += cg_stride()) {
     const V ri = r[i];
     const double bi = static_cast<double>(b[i]);
@@ -114,8 +117,9 @@ __global__ void __launch_bounds__(cg_block_threads)
 // follows leaves x and r as they are, and raises the flag the host reads.
 template <class V>
 __global__ void __launch_bounds__(cg_block_threads)
-    cg_step_kernel(const V* p, const V* ap, long long n, cg_reduction reduction, cg_scalars* scalars) {
+    cg_step_kernel(const V* __restrict__ p, const V* __restrict__ ap, long long n, cg_reduction reduction, cg_scalars* scalars) {
   cg_sums mine{0.0, 0.0};
+#pragma unroll 4
   for (long long i = cg_first_item(); i < n; i += cg_stride()) {
     mine.first += static_cast<double>(p[i]) * static_cast<double>(ap[i]);
   }
@@ -131,9 +135,11 @@ __global__ void __launch_bounds__(cg_block_threads)
 // is 0: the residual was already exact).
 template <class V>
 __global__ void __launch_bounds__(cg_block_threads)
-    cg_update_kernel(V* x, V* r, const V* p, const V* ap, long long n, cg_reduction reduction, cg_scalars* scalars) {
+    cg_update_kernel(V* __restrict__ x, V* __restrict__ r, const V* __restrict__ p, const V* __restrict__ ap, long long n,
+                     cg_reduction reduction, cg_scalars* scalars) {
   const V alpha = static_cast<V>(scalars->alpha);
   cg_sums mine{0.0, 0.0};
+#pragma unroll 4
   for (long long i = cg_first_item(); i < n; i += cg_stride()) {
     const V ri = r[i] - alpha * ap[i];
     x[i] += alpha * p[i];
@@ -149,8 +155,9 @@ __global__ void __launch_bounds__(cg_block_threads)
 
 template <class V>
 __global__ void __launch_bounds__(cg_block_threads)
-    cg_direction_kernel(const V* r, V* p, long long n, const cg_scalars* scalars) {
+    cg_direction_kernel(const V* __restrict__ r, V* __restrict__ p, long long n, const cg_scalars* scalars) {
   const V beta = static_cast<V>(scalars->beta);
+#pragma unroll 4
   for (long long i = cg_first_item(); i < n; i += cg_stride()) p[i] = r[i] + beta * p[i];
 }
 
