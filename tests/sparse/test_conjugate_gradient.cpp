@@ -1,6 +1,6 @@
 // Conjugate gradient on the GPU (precompiled API, g++) against Eigen's direct solve of the same
 // Poisson 2D problem, for float and double values and 32- and 64-bit indices; the edge cases
-// (b = 0, the exact solution as initial guess, max_iterations) and bad arguments.
+// (b = 0, the exact solution as initial guess, max_iterations, a breakdown) and bad arguments.
 //
 // Accuracy bound: for any x, ||x - x*|| / ||x*|| <= cond(A) * ||b - A x|| / ||b||, and the 5-point
 // Laplacian of an n x n grid has cond(A) = cot^2(pi / (2 (n + 1))) exactly. So each test checks
@@ -238,6 +238,27 @@ TEST(ConjugateGradient, MaxIterationsRespected) {
     EXPECT_TRUE(std::isfinite(result.relative_residual));
     EXPECT_GT(result.relative_residual, options.tolerance);
   }
+}
+
+TEST(ConjugateGradient, NegativeDefiniteMatrixBreaksDownWithXUntouched) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  auto coo = sparse::poisson_2d<std::int32_t, float>(20);
+  for (float& v : coo.value) v = -v;  // -A: p.Ap < 0 at the first step
+  device_buffer<std::int32_t> rows(coo.row), cols(coo.col);
+  device_buffer<float> values(coo.value);
+  const auto a = sparse::coo_to_csr(rows.data(), cols.data(), values.data(), static_cast<std::int64_t>(coo.nonzeros()),
+                                    coo.rows, coo.cols);
+  const std::int64_t n = coo.rows;
+  const std::vector<float> start = random_values<float>(static_cast<std::size_t>(n), seed);
+  device_buffer<float> d_b(right_hand_side<float>(n, seed + 1)), d_x(start);
+  const auto result = sparse::conjugate_gradient(sparse::csr_view<std::int32_t, float>(a),
+                                                 sparse::dense_vector<const float>{d_b.data(), n},
+                                                 sparse::dense_vector<float>{d_x.data(), n});
+  EXPECT_TRUE(result.breakdown);
+  EXPECT_FALSE(result.converged);
+  EXPECT_EQ(result.iterations, 0);
+  EXPECT_EQ(d_x.download(), start) << "x is the last full iteration's: the start";
 }
 
 TEST(ConjugateGradient, EmptyMatrixReturnsAtOnce) {

@@ -173,7 +173,7 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
       enqueue_step();
     }
     now = wait_for_report();
-    if (now.breakdown != 0) {  // iteration k's alpha was 0: x and r did not change
+    if (now.breakdown != 0) {  // iteration k's update was skipped: x and r are those of k - 1
       result.breakdown = true;
       return result;
     }

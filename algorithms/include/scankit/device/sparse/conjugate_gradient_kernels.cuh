@@ -113,8 +113,8 @@ __global__ void __launch_bounds__(cg_block_threads)
   });
 }
 
-// alpha = r.r / p.Ap. A breakdown (p.Ap <= 0 or not finite) sets alpha = 0, so the update that
-// follows leaves x and r as they are, and raises the flag the host reads.
+// alpha = r.r / p.Ap. A breakdown (p.Ap <= 0 or not finite) raises the flag that the update and
+// the host read (and sets alpha = 0).
 template <class V>
 __global__ void __launch_bounds__(cg_block_threads)
     cg_step_kernel(const V* __restrict__ p, const V* __restrict__ ap, long long n, cg_reduction reduction, cg_scalars* scalars) {
@@ -137,6 +137,10 @@ template <class V>
 __global__ void __launch_bounds__(cg_block_threads)
     cg_update_kernel(V* __restrict__ x, V* __restrict__ r, const V* __restrict__ p, const V* __restrict__ ap, long long n,
                      cg_reduction reduction, cg_scalars* scalars) {
+  // After a breakdown x and r stay those of the last full iteration (alpha = 0 alone would not
+  // keep them when p holds an infinity). Every block reads the same flag, so either all of them
+  // draw a reduction ticket or none does.
+  if (scalars->breakdown != 0) return;
   const V alpha = static_cast<V>(scalars->alpha);
   cg_sums mine{0.0, 0.0};
 #pragma unroll 4
