@@ -167,6 +167,46 @@ TEST(ConjugateGradient, SameBitsEveryRun) {
   EXPECT_EQ(residuals[0], residuals[1]);
 }
 
+// A caller's workspace of conjugate_gradient_workspace_bytes serves solves on the plan (both SpMV
+// kernels: the merge-path one keeps its tile states in it), with the same bits as a solve with a
+// temporary workspace, and the matrix overload makes its plan with options.spmv.
+TEST(ConjugateGradient, WrappedWorkspaceOfTheQueriedSizeServes) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  const poisson_problem<std::int32_t, float> problem(120);
+  const std::vector<float> b = right_hand_side<float>(problem.n, seed);
+  device_buffer<float> d_b(b);
+  const std::vector<float> zeros(static_cast<std::size_t>(problem.n), 0.0f);
+  for (const sparse::spmv_kernel kernel : {sparse::spmv_kernel::vector, sparse::spmv_kernel::merge_path}) {
+    SCOPED_TRACE(sparse::to_string(kernel));
+    sparse::cg_options options;
+    options.tolerance = 1e-5;
+    options.spmv.kernel = kernel;
+    const sparse::spmv_plan<std::int32_t, float> plan(problem.a, options.spmv);
+    const std::size_t bytes = sparse::conjugate_gradient_workspace_bytes(plan);
+    device_buffer<unsigned char> memory(bytes);
+    workspace ws(memory.data(), bytes);
+    std::vector<std::vector<float>> solutions;
+    for (int solve = 0; solve < 2; ++solve) {
+      device_buffer<float> d_x(zeros);
+      const auto result = sparse::conjugate_gradient(plan, sparse::dense_vector<const float>{d_b.data(), problem.n},
+                                                     sparse::dense_vector<float>{d_x.data(), problem.n}, options,
+                                                     nullptr, &ws);
+      EXPECT_TRUE(result.converged);
+      solutions.push_back(d_x.download());
+    }
+    device_buffer<float> d_x(zeros);
+    const auto result = sparse::conjugate_gradient(sparse::csr_view<std::int32_t, float>(problem.a),
+                                                   sparse::dense_vector<const float>{d_b.data(), problem.n},
+                                                   sparse::dense_vector<float>{d_x.data(), problem.n}, options);
+    EXPECT_TRUE(result.converged);
+    solutions.push_back(d_x.download());
+    EXPECT_EQ(solutions[0], solutions[1]);
+    EXPECT_EQ(solutions[0], solutions[2]);
+    EXPECT_LE(problem.true_relative_residual(solutions[0], b), 1e-4);
+  }
+}
+
 TEST(ConjugateGradient, ZeroRightHandSideGivesZeroInNoIterations) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);

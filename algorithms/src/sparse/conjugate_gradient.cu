@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,7 +15,6 @@
 #include "scankit/device/sparse/conjugate_gradient_kernels.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
-#include "stream_scratch.hpp"
 
 namespace scankit::sparse {
 namespace {
@@ -94,6 +94,30 @@ unsigned grid_for(std::int64_t n) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(blocks, 1, static_cast<std::int64_t>(sms) * 8));
 }
 
+// Where a solve keeps its things in the workspace's scratch: r, p, Ap, the scalars, the dot
+// products' ticket and partials, and last the SpMV's own workspace (wrapped), each 256-byte aligned.
+struct cg_layout {
+  static constexpr std::size_t align = 256;
+  static std::size_t up(std::size_t bytes) { return (bytes + align - 1) / align * align; }
+
+  std::size_t vector_bytes, scalars_at, header_at, partials_at, spmv_at, spmv_bytes, total;
+
+  cg_layout(std::int64_t n, std::size_t value_bytes, unsigned grid, std::size_t spmv_workspace)
+      : vector_bytes(up(static_cast<std::size_t>(n) * value_bytes)),
+        scalars_at(3 * vector_bytes),
+        header_at(scalars_at + up(sizeof(cg_scalars))),
+        partials_at(header_at + up(sizeof(single_pass_header))),
+        spmv_at(partials_at + up(grid * sizeof(optional_value<cg_sums>))),
+        spmv_bytes(spmv_workspace),
+        total(spmv_at + up(spmv_workspace)) {}
+};
+
+template <class Index, class Value>
+cg_layout layout_for(const spmv_plan<Index, Value>& plan) {
+  const auto n = static_cast<std::int64_t>(plan.matrix().rows);
+  return cg_layout(n, sizeof(Value), grid_for(n), spmv_workspace_bytes(plan));
+}
+
 template <class Index, class Value>
 cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b, dense_vector<Value> x,
                 const cg_options& options, cudaStream_t stream, workspace* ws) {
@@ -103,22 +127,28 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
     result.converged = true;
     return result;
   }
-  std::optional<workspace> own_ws;
-  if (ws == nullptr) ws = &own_ws.emplace();  // one workspace for every SpMV of the solve
-
+  // Everything the solve needs on the device comes from one workspace: the caller's (no
+  // allocation once it has served a solve on this plan), or a temporary one.
+  std::optional<workspace> temporary;
+  workspace& storage = ws != nullptr ? *ws : temporary.emplace();
   const unsigned grid = grid_for(n);
-  support::stream_scratch<Value> vectors(3 * static_cast<std::size_t>(n), stream);  // r, p, Ap
-  Value* r = vectors.get();
-  Value* p = r + n;
-  Value* ap = p + n;
-  support::stream_scratch<cg_scalars> scalars(1, stream);
-  support::stream_scratch<single_pass_header> header(1, stream);
-  support::stream_scratch<optional_value<cg_sums>> partials(grid, stream);
+  const cg_layout layout(n, sizeof(Value), grid, spmv_workspace_bytes(plan));
+  char* const scratch = static_cast<char*>(storage.prepare(0, layout.total, stream).scratch);
+  Value* const r = reinterpret_cast<Value*>(scratch);
+  Value* const p = reinterpret_cast<Value*>(scratch + layout.vector_bytes);
+  Value* const ap = reinterpret_cast<Value*>(scratch + 2 * layout.vector_bytes);
+  auto* const scalars = reinterpret_cast<cg_scalars*>(scratch + layout.scalars_at);
+  auto* const header = reinterpret_cast<single_pass_header*>(scratch + layout.header_at);
+  auto* const partials = reinterpret_cast<optional_value<cg_sums>*>(scratch + layout.partials_at);
+  // The SpMV's tile states (merge-path kernel) in the last part, zeroed by the wrapper on first use.
+  std::optional<workspace> spmv_storage;
+  if (layout.spmv_bytes > 0) spmv_storage.emplace(scratch + layout.spmv_at, layout.spmv_bytes);
+  workspace* const spmv_ws = spmv_storage ? &*spmv_storage : nullptr;
   pinned_report report;
   event reported;
   stream_drain drain{stream};
-  SCANKIT_CUDA_CHECK(cudaMemsetAsync(header.get(), 0, sizeof(single_pass_header), stream));
-  const cg_reduction reduction{partials.get(), header.get()};
+  SCANKIT_CUDA_CHECK(cudaMemsetAsync(header, 0, sizeof(single_pass_header), stream));
+  const cg_reduction reduction{partials, header};
   const dense_vector<const Value> p_in{p, n};
   const dense_vector<Value> ap_out{ap, n};
   const auto wait_for_report = [&] {
@@ -126,23 +156,23 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
     return *report.get();
   };
   const auto copy_report = [&] {
-    SCANKIT_CUDA_CHECK(cudaMemcpyAsync(report.get(), scalars.get(), sizeof(cg_scalars), cudaMemcpyDeviceToHost, stream));
+    SCANKIT_CUDA_CHECK(cudaMemcpyAsync(report.get(), scalars, sizeof(cg_scalars), cudaMemcpyDeviceToHost, stream));
     SCANKIT_CUDA_CHECK(cudaEventRecord(reported.get(), stream));
   };
   // Ap = A p and alpha: what the next update needs. Touches only Ap and alpha (and the breakdown flag).
   const auto enqueue_step = [&] {
-    spmv(plan, Value(1), p_in, Value(0), ap_out, stream, ws);
+    spmv(plan, Value(1), p_in, Value(0), ap_out, stream, spmv_ws);
     device_detail::launch_kernel("cg_step_kernel", device_detail::cg_step_kernel<Value>, grid, cg_block_threads, stream,
                                  static_cast<const Value*>(p), static_cast<const Value*>(ap), static_cast<long long>(n),
-                                 reduction, scalars.get());
+                                 reduction, scalars);
   };
 
   // r = b - A x, p = r, r.r and b.b.
   SCANKIT_CUDA_CHECK(cudaMemcpyAsync(r, b.data, n * sizeof(Value), cudaMemcpyDeviceToDevice, stream));
-  spmv(plan, Value(-1), dense_vector<const Value>{x.data, n}, Value(1), dense_vector<Value>{r, n}, stream, ws);
+  spmv(plan, Value(-1), dense_vector<const Value>{x.data, n}, Value(1), dense_vector<Value>{r, n}, stream, spmv_ws);
   device_detail::launch_kernel("cg_start_kernel", device_detail::cg_start_kernel<Value>, grid, cg_block_threads, stream,
                                static_cast<const Value*>(r), b.data, p, static_cast<long long>(n), reduction,
-                               scalars.get());
+                               scalars);
   copy_report();
   cg_scalars now = wait_for_report();
   if (now.bb == 0.0) {  // b = 0: x = 0 solves it exactly
@@ -161,7 +191,7 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
   for (int k = 1; k <= options.max_iterations; ++k) {
     device_detail::launch_kernel("cg_update_kernel", device_detail::cg_update_kernel<Value>, grid, cg_block_threads,
                                  stream, x.data, r, static_cast<const Value*>(p), static_cast<const Value*>(ap),
-                                 static_cast<long long>(n), reduction, scalars.get());
+                                 static_cast<long long>(n), reduction, scalars);
     copy_report();
     // The next iteration's direction, SpMV and alpha, queued before the wait so that the GPU is
     // busy while the host tests convergence. They write only p, Ap and alpha: when the solve stops
@@ -169,7 +199,7 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
     if (k < options.max_iterations) {
       device_detail::launch_kernel("cg_direction_kernel", device_detail::cg_direction_kernel<Value>, grid,
                                    cg_block_threads, stream, static_cast<const Value*>(r), p, static_cast<long long>(n),
-                                   static_cast<const cg_scalars*>(scalars.get()));
+                                   static_cast<const cg_scalars*>(scalars));
       enqueue_step();
     }
     now = wait_for_report();
@@ -212,6 +242,9 @@ cg_result solve_matrix(const csr_view<Index, Value>& a, dense_vector<const Value
 }  // namespace
 
 #define SCANKIT_DEFINE_CONJUGATE_GRADIENT(I, V)                                                                   \
+  std::size_t conjugate_gradient_workspace_bytes(const spmv_plan<I, V>& plan) {                                   \
+    return workspace::bytes_needed(0, layout_for(plan).total);                                                    \
+  }                                                                                                               \
   cg_result conjugate_gradient(const csr_view<I, V>& a, dense_vector<const V> b, dense_vector<V> x,              \
                                const cg_options& options, cudaStream_t stream, workspace* ws) {                   \
     return solve_matrix(a, b, x, options, stream, ws);                                                            \

@@ -24,9 +24,12 @@
 // iteration's direction update, SpMV and p.Ap are queued before the host waits (they change only
 // p and Ap, so a solve that stops there returns the same x). It returns after all its work is done.
 //
-// Memory: three vectors of n values (r, p, Ap) and a few hundred bytes are taken stream-ordered
-// (cudaMallocAsync) for the solve and a small pinned host buffer for the residual; `ws` serves the
-// SpMV calls (a temporary workspace kept for the whole solve when ws is null).
+// Memory: the solve's device memory (three vectors of n values for r, p and Ap, the SpMV's tile
+// states, a few kilobytes of scalars and partial sums) comes from `ws`, grown stream-ordered when
+// it is smaller: a workspace that has served a solve on the plan serves the next ones without any
+// allocation. conjugate_gradient_workspace_bytes(plan) is the size for wrapped caller memory (on
+// the current device). With ws null a temporary workspace is taken and returned. Each solve also
+// takes a 40-byte pinned host buffer (cudaMallocHost) for the residual.
 //
 // A zero right-hand side gives x = 0 after 0 iterations. An empty matrix returns at once.
 // Bad input throws scankit::error before any launch, with b and x untouched: a matrix that is not
@@ -36,6 +39,7 @@
 // matrix is rejected by the plan's offsets check (scankit::error), before x is written.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -69,7 +73,8 @@ struct cg_result {
                                workspace* ws = nullptr);                                                          \
   cg_result conjugate_gradient(const spmv_plan<I, V>& plan, dense_vector<const V> b, dense_vector<V> x,          \
                                const cg_options& options = {}, cudaStream_t stream = nullptr,                     \
-                               workspace* ws = nullptr);
+                               workspace* ws = nullptr);                                                          \
+  std::size_t conjugate_gradient_workspace_bytes(const spmv_plan<I, V>& plan);
 SCANKIT_DECLARE_CONJUGATE_GRADIENT(std::int32_t, float)
 SCANKIT_DECLARE_CONJUGATE_GRADIENT(std::int32_t, double)
 SCANKIT_DECLARE_CONJUGATE_GRADIENT(std::int64_t, float)
