@@ -20,16 +20,16 @@
 //
 // Synchronisation: the function returns host values, so it waits for the device. It waits once
 // before the first iteration (for ||b|| and the initial residual) and once per iteration, for the
-// 8-byte residual that the convergence test reads. That wait overlaps the GPU's work: the next
+// 40 bytes of scalars that the convergence test reads. That wait overlaps the GPU's work: the next
 // iteration's direction update, SpMV and p.Ap are queued before the host waits (they change only
 // p and Ap, so a solve that stops there returns the same x). It returns after all its work is done.
 //
-// Memory: the solve's device memory (three vectors of n values for r, p and Ap, the SpMV's tile
-// states, a few kilobytes of scalars and partial sums) comes from `ws`, grown stream-ordered when
-// it is smaller: a workspace that has served a solve on the plan serves the next ones without any
-// allocation. conjugate_gradient_workspace_bytes(plan) is the size for wrapped caller memory (on
-// the current device). With ws null a temporary workspace is taken and returned. Each solve also
-// takes a 40-byte pinned host buffer (cudaMallocHost) for the residual.
+// Memory: the solve's device memory comes from `ws`: three vectors of n values (r, p, Ap), the
+// SpMV's tile states, and 24 bytes per block of a dot product for its partial sums. A smaller
+// workspace is grown stream-ordered, so one that has served a solve on the plan serves the next
+// ones without allocating. conjugate_gradient_workspace_bytes(plan) is the size for wrapped caller
+// memory (on the current device). With ws null a temporary workspace is taken and returned. Each
+// solve also takes a 40-byte pinned host buffer (cudaMallocHost) for the residual.
 //
 // A zero right-hand side gives x = 0 after 0 iterations. An empty matrix returns at once.
 // Bad input throws scankit::error before any launch, with b and x untouched: a matrix that is not
