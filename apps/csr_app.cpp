@@ -27,6 +27,7 @@
 #include "scankit/sparse/csr_build.hpp"
 #include "scankit/sparse/generators.hpp"
 #include "scankit/sparse/matrix_market.hpp"
+#include "matrix_source.hpp"
 
 #if SCANKIT_APP_WITH_EIGEN
 #include <Eigen/SparseCore>
@@ -41,41 +42,8 @@ using csr_t = scankit::sparse::csr_matrix_host<index_t, value_t>;
 
 [[noreturn]] void fail(const std::string& message) { throw scankit::error("scankit csr: " + message); }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-coo_t generate(const std::string& spec) {
-  const auto colon = spec.find(':');
-  if (colon == std::string::npos) fail("--generate wants kind:size (poisson2d:N, poisson3d:N, rmat:SCALE), got '" + spec + "'");
-  const std::string kind = spec.substr(0, colon);
-  long long size = 0;
-  try {
-    std::size_t used = 0;
-    size = std::stoll(spec.substr(colon + 1), &used);
-    if (used != spec.size() - colon - 1) throw std::invalid_argument(spec);
-  } catch (const std::exception&) {
-    fail("--generate: '" + spec.substr(colon + 1) + "' is not a size");
-  }
-  if (kind == "poisson2d") {
-    if (size < 1 || size > 40000) fail("--generate poisson2d:N wants 1 <= N <= 40000");
-    return scankit::sparse::poisson_2d<index_t, value_t>(size);
-  }
-  if (kind == "poisson3d") {
-    if (size < 1 || size > 1200) fail("--generate poisson3d:N wants 1 <= N <= 1200");
-    return scankit::sparse::poisson_3d<index_t, value_t>(size);
-  }
-  if (kind == "rmat") {
-    if (size < 1 || size > 26) fail("--generate rmat:SCALE wants 1 <= SCALE <= 26");
-    scankit::sparse::rmat_parameters p;
-    p.scale = static_cast<int>(size);
-    return scankit::sparse::rmat<index_t, value_t>(p);
-  }
-  fail("--generate: unknown kind '" + kind + "' (poisson2d, poisson3d, rmat)");
 }
 
 // The host's CSR of the triplets: sorted by (row, column), duplicates summed in input order.
@@ -171,16 +139,8 @@ int run_csr_app(int argc, char** argv) {
   if (!input.empty() && !generate_spec.empty()) fail("give a file or --generate, not both");
 
   auto t0 = std::chrono::steady_clock::now();
-  coo_t coo;
-  std::string source;
-  if (!input.empty()) {
-    coo = ends_with(input, ".graph") ? scankit::sparse::read_metis_graph<index_t, value_t>(input)
-                                     : scankit::sparse::read_matrix_market<index_t, value_t>(input);
-    source = input;
-  } else {
-    source = generate_spec.empty() ? "poisson2d:1024" : generate_spec;
-    coo = generate(source);
-  }
+  const std::string source = !input.empty() ? input : (generate_spec.empty() ? "poisson2d:1024" : generate_spec);
+  coo_t coo = scankit::apps::load_matrix(input, source, "scankit csr");
   const double read_s = seconds_since(t0);
   if (shuffle) {
     std::vector<std::size_t> order(coo.nonzeros());

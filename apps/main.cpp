@@ -12,6 +12,7 @@ int run_compact_app(int argc, char** argv);  // compact_app.cpp
 int run_sort_app(int argc, char** argv);     // sort_app.cpp
 int run_csr_app(int argc, char** argv);      // csr_app.cpp
 int run_cg_app(int argc, char** argv);       // cg_app.cpp
+int run_spmv_app(int argc, char** argv);     // spmv_app.cpp
 int run_lab(int argc, char** argv);        // lab/lab_main.cpp
 
 namespace {
@@ -34,6 +35,8 @@ void print_usage(std::ostream& os) {
         "  csr     read a Matrix Market file or METIS graph (or generate a Poisson matrix or an R-MAT\n"
         "          graph), build its CSR on the GPU, check it against the host and print its statistics\n"
         "          and timings (`scankit csr --help` lists its options)\n"
+        "  spmv    sparse matrix times vector: every SpMV kernel and cuSPARSE on a read or generated\n"
+        "          matrix, each checked against the host, with GFLOP/s and ratios (`scankit spmv --help`)\n"
         "  cg      solve a generated Poisson problem by conjugate gradient on the GPU, printing the\n"
         "          residual of every iteration and the time per iteration (`scankit cg --help`)\n"
         "  doctor  print the library version, the CUDA runtime and driver, every GPU and the kernels\n"
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
     if (command == "sort") return run_sort_app(argc - 1, argv + 1);
     if (command == "csr") return run_csr_app(argc - 1, argv + 1);
     if (command == "cg") return run_cg_app(argc - 1, argv + 1);
+    if (command == "spmv") return run_spmv_app(argc - 1, argv + 1);
     if (command == "lab") return run_lab(argc - 1, argv + 1);
   } catch (const scankit::error& e) {
     std::cerr << "scankit: " << e.what() << "\n";

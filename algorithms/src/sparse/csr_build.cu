@@ -15,32 +15,14 @@
 #include "scankit/error.hpp"
 #include "scankit/radix_sort.hpp"
 #include "scankit/reduce_by_key.hpp"
+#include "stream_scratch.hpp"
 
 namespace scankit::sparse {
 namespace {
 
-// Grid-stride kernels: enough blocks to fill the GPU, never more than the items need.
-unsigned grid_for(long long items) {
-  const long long blocks = (items + 255) / 256;
-  return static_cast<unsigned>(std::clamp(blocks, 1LL, 132LL * 16));
-}
-
-// Stream-ordered scratch memory, freed (stream-ordered) when it goes out of scope.
+using support::grid_for;
 template <class T>
-class scratch {
- public:
-  scratch(std::size_t count, cudaStream_t stream) : stream_(stream) {
-    SCANKIT_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&data_), std::max<std::size_t>(count, 1) * sizeof(T), stream));
-  }
-  ~scratch() { (void)cudaFreeAsync(data_, stream_); }
-  scratch(const scratch&) = delete;
-  scratch& operator=(const scratch&) = delete;
-  T* get() const { return data_; }
-
- private:
-  T* data_ = nullptr;
-  cudaStream_t stream_;
-};
+using scratch = support::stream_scratch<T>;
 
 // Bits that hold every index below `count` (0 for count <= 1).
 template <class Index>
@@ -130,44 +112,44 @@ device_csr<Index, Value> coo_to_csr(const Index* rows, const Index* cols, const 
 }  // namespace
 
 template <class Index, class Value>
-void csr_to_coo_rows(const device_csr<Index, Value>& a, Index* rows, cudaStream_t stream) {
-  detail::check_pointer("scankit::sparse::csr_to_coo_rows", "rows", rows, a.nonzeros());
-  if (a.nonzeros() == 0) return;
-  device_detail::launch_kernel("expand_rows_kernel", device_detail::expand_rows_kernel<Index>, grid_for(a.rows()), 256,
-                               stream, static_cast<const Index*>(a.offsets()), a.rows(), rows);
+void csr_to_coo_rows(const csr_view<Index, Value>& a, Index* rows, cudaStream_t stream) {
+  detail::check_pointer("scankit::sparse::csr_to_coo_rows", "rows", rows, a.nonzeros);
+  if (a.nonzeros == 0) return;
+  device_detail::launch_kernel("expand_rows_kernel", device_detail::expand_rows_kernel<Index>, grid_for(a.rows), 256,
+                               stream, a.offsets, a.rows, rows);
 }
 
 template <class Index, class Value>
-device_csr<Index, Value> transpose(const device_csr<Index, Value>& a, cudaStream_t stream, workspace* ws) {
-  const auto nnz = a.nonzeros();
-  device_csr<Index, Value> t(a.cols(), a.rows(), nnz);
+device_csr<Index, Value> transpose(const csr_view<Index, Value>& a, cudaStream_t stream, workspace* ws) {
+  const auto nnz = a.nonzeros;
+  device_csr<Index, Value> t(a.cols, a.rows, nnz);
   if (nnz == 0) {
-    row_offsets("scankit::sparse::transpose", static_cast<const Index*>(nullptr), 0, a.cols(), t.offsets(), stream);
+    row_offsets("scankit::sparse::transpose", static_cast<const Index*>(nullptr), 0, a.cols, t.offsets(), stream);
     return t;
   }
   const auto count = static_cast<std::size_t>(nnz);
   scratch<Index> rows(count, stream), sorted_columns(count, stream), order(count, stream);
   csr_to_coo_rows(a, rows.get(), stream);
   sort_options by_column;
-  by_column.end_bit = std::max(index_bits(a.cols()), 1);
-  scankit::argsort(a.columns(), sorted_columns.get(), order.get(), nnz, stream, ws, by_column);  // stable
+  by_column.end_bit = std::max(index_bits(a.cols), 1);
+  scankit::argsort(a.columns, sorted_columns.get(), order.get(), nnz, stream, ws, by_column);  // stable
   device_detail::launch_kernel("gather_entries_kernel", device_detail::gather_entries_kernel<Index, Value>,
                                grid_for(nnz), 256, stream, static_cast<const Index*>(order.get()),
-                               static_cast<long long>(nnz), static_cast<const Index*>(rows.get()), a.values(),
+                               static_cast<long long>(nnz), static_cast<const Index*>(rows.get()), a.values,
                                t.columns(), t.values());
-  row_offsets("scankit::sparse::transpose", static_cast<const Index*>(sorted_columns.get()), nnz, a.cols(), t.offsets(),
+  row_offsets("scankit::sparse::transpose", static_cast<const Index*>(sorted_columns.get()), nnz, a.cols, t.offsets(),
               stream);
   return t;
 }
 
-template void csr_to_coo_rows(const device_csr<std::int32_t, float>&, std::int32_t*, cudaStream_t);
-template void csr_to_coo_rows(const device_csr<std::int32_t, double>&, std::int32_t*, cudaStream_t);
-template void csr_to_coo_rows(const device_csr<std::int64_t, float>&, std::int64_t*, cudaStream_t);
-template void csr_to_coo_rows(const device_csr<std::int64_t, double>&, std::int64_t*, cudaStream_t);
-template device_csr<std::int32_t, float> transpose(const device_csr<std::int32_t, float>&, cudaStream_t, workspace*);
-template device_csr<std::int32_t, double> transpose(const device_csr<std::int32_t, double>&, cudaStream_t, workspace*);
-template device_csr<std::int64_t, float> transpose(const device_csr<std::int64_t, float>&, cudaStream_t, workspace*);
-template device_csr<std::int64_t, double> transpose(const device_csr<std::int64_t, double>&, cudaStream_t, workspace*);
+template void csr_to_coo_rows(const csr_view<std::int32_t, float>&, std::int32_t*, cudaStream_t);
+template void csr_to_coo_rows(const csr_view<std::int32_t, double>&, std::int32_t*, cudaStream_t);
+template void csr_to_coo_rows(const csr_view<std::int64_t, float>&, std::int64_t*, cudaStream_t);
+template void csr_to_coo_rows(const csr_view<std::int64_t, double>&, std::int64_t*, cudaStream_t);
+template device_csr<std::int32_t, float> transpose(const csr_view<std::int32_t, float>&, cudaStream_t, workspace*);
+template device_csr<std::int32_t, double> transpose(const csr_view<std::int32_t, double>&, cudaStream_t, workspace*);
+template device_csr<std::int64_t, float> transpose(const csr_view<std::int64_t, float>&, cudaStream_t, workspace*);
+template device_csr<std::int64_t, double> transpose(const csr_view<std::int64_t, double>&, cudaStream_t, workspace*);
 
 void row_offsets_from_sorted_rows(const std::int32_t* rows, std::int64_t nnz, std::int32_t n_rows,
                                   std::int32_t* offsets, cudaStream_t stream) {

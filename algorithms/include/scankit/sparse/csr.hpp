@@ -58,4 +58,23 @@ class device_csr {
   Value* values_ = nullptr;
 };
 
+// A CSR matrix in device memory that someone else owns (a device_csr, or the caller's own three
+// arrays): what the sparse kernels take. Copying it copies the pointers.
+template <class Index, class Value>
+struct csr_view {
+  Index rows = 0;
+  Index cols = 0;
+  std::int64_t nonzeros = 0;
+  const Index* offsets = nullptr;  // rows + 1
+  const Index* columns = nullptr;  // nonzeros
+  const Value* values = nullptr;   // nonzeros
+
+  csr_view() = default;
+  csr_view(Index rows_, Index cols_, std::int64_t nonzeros_, const Index* offsets_, const Index* columns_,
+           const Value* values_)
+      : rows(rows_), cols(cols_), nonzeros(nonzeros_), offsets(offsets_), columns(columns_), values(values_) {}
+  csr_view(const device_csr<Index, Value>& a)  // NOLINT: a device_csr is usable wherever a view is
+      : csr_view(a.rows(), a.cols(), a.nonzeros(), a.offsets(), a.columns(), a.values()) {}
+};
+
 }  // namespace scankit::sparse

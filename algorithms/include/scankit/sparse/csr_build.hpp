@@ -13,7 +13,7 @@
 //       throws scankit::error naming it, and nothing is returned; the inputs are only read. The
 //       call waits for the device once (for the number of distinct entries).
 //
-//   csr_to_coo_rows(a, rows, stream)
+//   csr_to_coo_rows(a, rows, stream)       (a: a device_csr or a csr_view)
 //       CSR to COO: rows[k] = the row of entry k (a's columns and values are the COO's others).
 //
 //   transpose(a, stream, ws) -> device_csr
@@ -39,10 +39,19 @@ void row_offsets_from_sorted_rows(const std::int64_t* rows, std::int64_t nnz, st
   device_csr<I, V> coo_to_csr(const I* rows, const I* cols, const V* values, std::int64_t nnz, I n_rows,   \
                               I n_cols, cudaStream_t stream = nullptr, workspace* ws = nullptr);
 template <class Index, class Value>
-void csr_to_coo_rows(const device_csr<Index, Value>& a, Index* rows, cudaStream_t stream = nullptr);
+void csr_to_coo_rows(const csr_view<Index, Value>& a, Index* rows, cudaStream_t stream = nullptr);
+template <class Index, class Value>
+device_csr<Index, Value> transpose(const csr_view<Index, Value>& a, cudaStream_t stream = nullptr,
+                                   workspace* ws = nullptr);
+template <class Index, class Value>
+void csr_to_coo_rows(const device_csr<Index, Value>& a, Index* rows, cudaStream_t stream = nullptr) {
+  csr_to_coo_rows(csr_view<Index, Value>(a), rows, stream);
+}
 template <class Index, class Value>
 device_csr<Index, Value> transpose(const device_csr<Index, Value>& a, cudaStream_t stream = nullptr,
-                                   workspace* ws = nullptr);
+                                   workspace* ws = nullptr) {
+  return transpose(csr_view<Index, Value>(a), stream, ws);
+}
 
 SCANKIT_DECLARE_COO_TO_CSR(std::int32_t, float)
 SCANKIT_DECLARE_COO_TO_CSR(std::int32_t, double)
@@ -51,13 +60,13 @@ SCANKIT_DECLARE_COO_TO_CSR(std::int64_t, double)
 #undef SCANKIT_DECLARE_COO_TO_CSR
 
 // csr_to_coo_rows and transpose are compiled for these.
-extern template void csr_to_coo_rows(const device_csr<std::int32_t, float>&, std::int32_t*, cudaStream_t);
-extern template void csr_to_coo_rows(const device_csr<std::int32_t, double>&, std::int32_t*, cudaStream_t);
-extern template void csr_to_coo_rows(const device_csr<std::int64_t, float>&, std::int64_t*, cudaStream_t);
-extern template void csr_to_coo_rows(const device_csr<std::int64_t, double>&, std::int64_t*, cudaStream_t);
-extern template device_csr<std::int32_t, float> transpose(const device_csr<std::int32_t, float>&, cudaStream_t, workspace*);
-extern template device_csr<std::int32_t, double> transpose(const device_csr<std::int32_t, double>&, cudaStream_t, workspace*);
-extern template device_csr<std::int64_t, float> transpose(const device_csr<std::int64_t, float>&, cudaStream_t, workspace*);
-extern template device_csr<std::int64_t, double> transpose(const device_csr<std::int64_t, double>&, cudaStream_t, workspace*);
+extern template void csr_to_coo_rows(const csr_view<std::int32_t, float>&, std::int32_t*, cudaStream_t);
+extern template void csr_to_coo_rows(const csr_view<std::int32_t, double>&, std::int32_t*, cudaStream_t);
+extern template void csr_to_coo_rows(const csr_view<std::int64_t, float>&, std::int64_t*, cudaStream_t);
+extern template void csr_to_coo_rows(const csr_view<std::int64_t, double>&, std::int64_t*, cudaStream_t);
+extern template device_csr<std::int32_t, float> transpose(const csr_view<std::int32_t, float>&, cudaStream_t, workspace*);
+extern template device_csr<std::int32_t, double> transpose(const csr_view<std::int32_t, double>&, cudaStream_t, workspace*);
+extern template device_csr<std::int64_t, float> transpose(const csr_view<std::int64_t, float>&, cudaStream_t, workspace*);
+extern template device_csr<std::int64_t, double> transpose(const csr_view<std::int64_t, double>&, cudaStream_t, workspace*);
 
 }  // namespace scankit::sparse

@@ -1,0 +1,404 @@
+// SpMV host side (scankit/sparse/spmv.hpp): argument checks, the offsets check and statistics,
+// the kernel choice, the plan, and the launches. Included by one translation unit per (index,
+// value) pair, spmv_<index>_<value>.cu, which instantiates it.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <cuda_runtime.h>
+
+#include "scankit/detail/check_arguments.hpp"
+#include "scankit/device/device/scan_dispatch.cuh"
+#include "scankit/device/sparse/csr_check_kernels.cuh"
+#include "scankit/device/sparse/merge_path.cuh"
+#include "scankit/device/sparse/spmv_merge_kernel.cuh"
+#include "scankit/device/sparse/spmv_transpose_kernel.cuh"
+#include "scankit/device/sparse/spmv_vector_kernel.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/error.hpp"
+#include "scankit/sparse/csr_build.hpp"
+#include "scankit/sparse/spmv.hpp"
+#include "stream_scratch.hpp"
+
+namespace scankit::sparse {
+namespace spmv_impl {
+
+namespace dd = scankit::device_detail;
+
+// The merge-path tile: 256 threads x 8 positions (docs/tuning.md).
+using merge_policy = dd::spmv_merge_policy<256, 8>;
+constexpr int vector_block_threads = 256;
+constexpr int transpose_items_per_thread = 8;
+
+inline long long merge_tiles(long long rows, long long nnz) {
+  return (rows + nnz + merge_policy::tile_items - 1) / merge_policy::tile_items;
+}
+
+template <class Value>
+std::size_t merge_states_bytes(long long tiles) {
+  return dd::round_up_256(dd::tile_state_scratch_bytes<scankit::segment_item<Value>>(static_cast<std::size_t>(tiles)));
+}
+
+template <class Index, class Value>
+void check_matrix(const char* function, const csr_view<Index, Value>& a) {
+  if (a.rows < 0 || a.cols < 0 || a.nonzeros < 0) {
+    throw error(std::string(function) + ": negative size " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
+                " with " + std::to_string(a.nonzeros) + " nonzeros");
+  }
+  if (a.nonzeros > 0 && (a.rows == 0 || a.cols == 0)) {
+    throw error(std::string(function) + ": " + std::to_string(a.nonzeros) + " nonzeros in a " +
+                std::to_string(a.rows) + " x " + std::to_string(a.cols) + " matrix");
+  }
+  scankit::detail::check_pointer(function, "a.offsets", a.offsets, static_cast<std::int64_t>(a.rows) + 1);
+  scankit::detail::check_pointer(function, "a.columns", a.columns, a.nonzeros);
+  scankit::detail::check_pointer(function, "a.values", a.values, a.nonzeros);
+  if (merge_tiles(a.rows, a.nonzeros) > INT_MAX) {
+    throw error(std::string(function) + ": " + std::to_string(a.rows) + " rows and " + std::to_string(a.nonzeros) +
+                " nonzeros need more than 2^31 - 1 tiles");
+  }
+}
+
+template <class Index, class Value>
+void check_vectors(const char* function, const csr_view<Index, Value>& a, spmv_operation operation,
+                   dense_vector<const Value> x, dense_vector<Value> y) {
+  const bool transposed = operation == spmv_operation::transpose;
+  const std::int64_t x_needed = transposed ? a.rows : a.cols;
+  const std::int64_t y_needed = transposed ? a.cols : a.rows;
+  const char* shape = transposed ? "A^T" : "A";
+  if (x.size != x_needed || y.size != y_needed) {
+    throw error(std::string(function) + ": y (" + std::to_string(y.size) + ") = " + shape + " (" +
+                std::to_string(y_needed) + " x " + std::to_string(x_needed) + ") * x (" + std::to_string(x.size) +
+                "): sizes do not match");
+  }
+  scankit::detail::check_pointer(function, "x", x.data, x.size);
+  scankit::detail::check_pointer(function, "y", y.data, y.size);
+  const auto* xb = reinterpret_cast<const char*>(x.data);
+  const auto* yb = reinterpret_cast<const char*>(y.data);
+  if (x.size > 0 && y.size > 0 && xb < yb + y.size * sizeof(Value) && yb < xb + x.size * sizeof(Value)) {
+    throw error(std::string(function) + ": x and y overlap");
+  }
+}
+
+// The offsets check and the statistics (waits for the device).
+template <class Index, class Value>
+dd::csr_report report_rows(const csr_view<Index, Value>& a, cudaStream_t stream) {
+  dd::csr_report report{LLONG_MAX, 0, 0};
+  if (a.offsets == nullptr) return report;  // rows == 0 and no nonzeros: nothing to check
+  support::stream_scratch<dd::csr_report> device_report(1, stream);
+  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(device_report.get(), &report, sizeof(report), cudaMemcpyHostToDevice, stream));
+  dd::launch_kernel("csr_offsets_kernel", dd::csr_offsets_kernel<Index>, support::grid_for(a.rows + 1LL), 256, stream,
+                    a.offsets, static_cast<long long>(a.rows), static_cast<long long>(a.nonzeros),
+                    device_report.get());
+  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&report, device_report.get(), sizeof(report), cudaMemcpyDeviceToHost, stream));
+  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return report;
+}
+
+template <class Index, class Value>
+std::string describe_bad_offset(const csr_view<Index, Value>& a, long long r) {
+  Index here = 0, next = 0;
+  SCANKIT_CUDA_CHECK(cudaMemcpy(&here, a.offsets + r, sizeof(Index), cudaMemcpyDeviceToHost));
+  std::string text = "offsets[" + std::to_string(r) + "] = " + std::to_string(here);
+  if (r < static_cast<long long>(a.rows)) {
+    SCANKIT_CUDA_CHECK(cudaMemcpy(&next, a.offsets + r + 1, sizeof(Index), cudaMemcpyDeviceToHost));
+    text += ", offsets[" + std::to_string(r + 1) + "] = " + std::to_string(next);
+  }
+  return text + " (offsets must start at 0, never decrease and end at the " + std::to_string(a.nonzeros) +
+         " nonzeros)";
+}
+
+template <class Index, class Value>
+csr_row_statistics statistics_of(const csr_view<Index, Value>& a, const dd::csr_report& report) {
+  csr_row_statistics s;
+  s.rows = a.rows;
+  s.cols = a.cols;
+  s.nonzeros = a.nonzeros;
+  s.max_row_length = static_cast<std::int64_t>(report.max_row_length);
+  s.empty_rows = static_cast<std::int64_t>(report.empty_rows);
+  return s;
+}
+
+template <class Index, class Value>
+csr_row_statistics checked_statistics(const char* function, const csr_view<Index, Value>& a, cudaStream_t stream) {
+  check_matrix(function, a);
+  const dd::csr_report report = report_rows(a, stream);
+  if (report.first_bad != LLONG_MAX) {
+    throw error(std::string(function) + ": invalid CSR matrix: " + describe_bad_offset(a, report.first_bad));
+  }
+  return statistics_of(a, report);
+}
+
+// Lanes per row for the vector kernel: about two nonzeros per lane.
+inline int vector_width_for(const csr_row_statistics& s) {
+  const double half_mean = s.mean_row_length() / 2.0;
+  int width = 2;
+  while (width < 32 && width < half_mean) width *= 2;
+  return width;
+}
+
+// The automatic choice: rows about equally long go to the vector kernel (docs/spmv.md).
+inline spmv_kernel choose_kernel(const csr_row_statistics& s) {
+  const double mean = s.mean_row_length();
+  const bool even_rows = s.rows > 0 && static_cast<double>(s.max_row_length) <= 2.0 * mean + 8.0 && s.empty_rows == 0;
+  return even_rows && mean >= 8.0 ? spmv_kernel::vector : spmv_kernel::merge_path;
+}
+
+template <class Index, class Value>
+dd::spmv_arguments<Index, Value> arguments_of(const csr_view<Index, Value>& m, const Value* x, Value* y, Value alpha,
+                                              Value beta) {
+  return {m.offsets, m.columns, m.values, static_cast<long long>(m.rows), static_cast<long long>(m.cols),
+          static_cast<long long>(m.nonzeros), x, y, alpha, beta};
+}
+
+template <class Value>
+void scale(Value* y, long long n, Value beta, cudaStream_t stream) {
+  if (n == 0) return;
+  dd::launch_kernel("spmv_scale_kernel", dd::spmv_scale_kernel<Value>, support::grid_for(n), 256, stream, y, n, beta);
+}
+
+template <class Index, class Value>
+void launch_merge_partition(const csr_view<Index, Value>& m, long long tiles, dd::merge_coordinate* coordinates,
+                            cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned>((tiles + 1 + 255) / 256);
+  dd::launch_kernel("merge_path_partition_kernel", dd::merge_path_partition_kernel<Index>, blocks, 256, stream,
+                    m.offsets, static_cast<long long>(m.rows), static_cast<long long>(m.nonzeros), tiles,
+                    static_cast<long long>(merge_policy::tile_items), coordinates);
+}
+
+// The merge-path kernel over m; `partition` from a plan, or nullptr to compute it into the workspace.
+template <class Index, class Value>
+void run_merge(const dd::spmv_arguments<Index, Value>& args, const csr_view<Index, Value>& m,
+               const dd::merge_coordinate* partition, cudaStream_t stream, workspace* ws) {
+  using item_t = scankit::segment_item<Value>;
+  const auto kernel = dd::spmv_merge_kernel<merge_policy, Index, Value>;
+  const long long tiles = merge_tiles(args.rows, args.nnz);
+  if (tiles <= 1) {
+    dd::launch_kernel("spmv_merge_kernel (single tile)", kernel, 1, merge_policy::block_threads, stream, args,
+                      static_cast<const dd::merge_coordinate*>(nullptr), dd::single_pass_context<item_t>{});
+    return;
+  }
+  const std::size_t states = merge_states_bytes<Value>(tiles);
+  const std::size_t partition_bytes = partition != nullptr ? 0 : static_cast<std::size_t>(tiles + 1) * sizeof(dd::merge_coordinate);
+  const scankit::detail::workspace_lease lease(ws, dd::tile_state_slots<item_t>(static_cast<std::size_t>(tiles)),
+                                               states + partition_bytes, stream);
+  const workspace_view view = lease.view();
+  if (partition == nullptr) {
+    auto* coordinates = reinterpret_cast<dd::merge_coordinate*>(static_cast<char*>(view.scratch) + states);
+    launch_merge_partition(m, tiles, coordinates, stream);
+    partition = coordinates;
+  }
+  const auto pass = dd::make_single_pass_context<item_t>(view, tiles, merge_policy::backoff);
+  dd::launch_kernel("spmv_merge_kernel (decoupled look-back)", kernel, static_cast<unsigned>(tiles),
+                    merge_policy::block_threads, stream, args, partition, pass);
+}
+
+template <int Width, class Index, class Value>
+void launch_vector(const dd::spmv_arguments<Index, Value>& args, cudaStream_t stream) {
+  constexpr long long rows_per_block = vector_block_threads / Width;
+  const long long needed = (args.rows + rows_per_block - 1) / rows_per_block;
+  const auto blocks = static_cast<unsigned>(std::clamp(needed, 1LL, 1LL << 20));  // grid-stride beyond
+  dd::launch_kernel("spmv_vector_kernel", dd::spmv_vector_kernel<Width, vector_block_threads, Index, Value>, blocks,
+                    vector_block_threads, stream, args);
+}
+
+template <class Index, class Value>
+void run_vector(const dd::spmv_arguments<Index, Value>& args, int width, cudaStream_t stream) {
+  switch (width) {
+    case 2: launch_vector<2>(args, stream); break;
+    case 4: launch_vector<4>(args, stream); break;
+    case 8: launch_vector<8>(args, stream); break;
+    case 16: launch_vector<16>(args, stream); break;
+    default: launch_vector<32>(args, stream); break;
+  }
+}
+
+template <class Index, class Value>
+void run_transpose_atomic(const csr_view<Index, Value>& a, const Value* x, Value* y, Value alpha, Value beta,
+                          cudaStream_t stream) {
+  scale(y, static_cast<long long>(a.cols), beta, stream);
+  const long long total = static_cast<long long>(a.rows) + a.nonzeros;
+  if (a.nonzeros == 0) return;
+  constexpr int K = transpose_items_per_thread;
+  const long long threads = (total + K - 1) / K;
+  const auto blocks = static_cast<unsigned>((threads + 255) / 256);
+  dd::launch_kernel("spmv_transpose_atomic_kernel", dd::spmv_transpose_atomic_kernel<K, Index, Value>, blocks, 256,
+                    stream, arguments_of(a, x, y, alpha, beta));
+}
+
+inline void check_options(const char* function, const spmv_options& options) {
+  const int w = options.vector_width;
+  if (w != 0 && (w < 2 || w > 32 || (w & (w - 1)) != 0)) {
+    throw error(std::string(function) + ": vector_width = " + std::to_string(w) + " is not 0 or a power of two in 2..32");
+  }
+}
+
+inline spmv_kernel resolved_kernel(const spmv_options& options, const csr_row_statistics& s) {
+  return options.kernel == spmv_kernel::automatic ? choose_kernel(s) : options.kernel;
+}
+
+inline int resolved_width(const spmv_options& options, const csr_row_statistics& s) {
+  return options.vector_width != 0 ? options.vector_width : vector_width_for(s);
+}
+
+template <class Index, class Value>
+void spmv_once(Value alpha, const csr_view<Index, Value>& a, dense_vector<const Value> x, Value beta,
+               dense_vector<Value> y, cudaStream_t stream, workspace* ws, const spmv_options& options) {
+  const char* function = "scankit::sparse::spmv";
+  check_options(function, options);
+  check_matrix(function, a);
+  check_vectors(function, a, options.operation, x, y);
+  const csr_row_statistics s = checked_statistics(function, a, stream);
+  if (y.size == 0) return;
+  if (alpha == Value(0)) return scale(y.data, y.size, beta, stream);
+  if (options.operation == spmv_operation::transpose) {
+    return run_transpose_atomic(a, x.data, y.data, alpha, beta, stream);
+  }
+  const auto args = arguments_of(a, x.data, y.data, alpha, beta);
+  if (resolved_kernel(options, s) == spmv_kernel::vector) return run_vector(args, resolved_width(options, s), stream);
+  run_merge(args, a, static_cast<const dd::merge_coordinate*>(nullptr), stream, ws);
+}
+
+template <class Index, class Value>
+void spmv_planned(const spmv_plan<Index, Value>& plan, Value alpha, dense_vector<const Value> x, Value beta,
+                  dense_vector<Value> y, cudaStream_t stream, workspace* ws) {
+  check_vectors("scankit::sparse::spmv", plan.matrix(), plan.operation(), x, y);
+  if (y.size == 0) return;
+  if (alpha == Value(0)) return scale(y.data, y.size, beta, stream);
+  const csr_view<Index, Value>& m = plan.operand();
+  const auto args = arguments_of(m, x.data, y.data, alpha, beta);
+  if (plan.kernel() == spmv_kernel::vector) return run_vector(args, plan.vector_width(), stream);
+  run_merge(args, m, static_cast<const dd::merge_coordinate*>(plan.partition()), stream, ws);
+}
+
+}  // namespace spmv_impl
+
+template <class Index, class Value>
+csr_row_statistics analyse_rows(const csr_view<Index, Value>& a, cudaStream_t stream) {
+  return spmv_impl::checked_statistics("scankit::sparse::analyse_rows", a, stream);
+}
+
+template <class Index, class Value>
+csr_validation validate_csr(const csr_view<Index, Value>& a, bool sorted_columns, cudaStream_t stream) {
+  namespace dd = scankit::device_detail;
+  spmv_impl::check_matrix("scankit::sparse::validate_csr", a);
+  csr_validation result;
+  dd::csr_report report = spmv_impl::report_rows(a, stream);
+  if (report.first_bad != LLONG_MAX) {
+    result.valid = false;
+    result.first_bad_row = report.first_bad;
+    result.problem = spmv_impl::describe_bad_offset(a, report.first_bad);
+    return result;
+  }
+  if (a.nonzeros == 0) return result;
+  report = dd::csr_report{LLONG_MAX, 0, 0};
+  support::stream_scratch<dd::csr_report> device_report(1, stream);
+  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(device_report.get(), &report, sizeof(report), cudaMemcpyHostToDevice, stream));
+  dd::launch_kernel("csr_columns_kernel", dd::csr_columns_kernel<Index>, support::grid_for(a.rows * 32LL), 256, stream,
+                    a.offsets, a.columns, static_cast<long long>(a.rows), static_cast<long long>(a.cols),
+                    sorted_columns, device_report.get());
+  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&report, device_report.get(), sizeof(report), cudaMemcpyDeviceToHost, stream));
+  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (report.first_bad != LLONG_MAX) {
+    result.valid = false;
+    result.first_bad_row = report.first_bad;
+    result.problem = "row " + std::to_string(report.first_bad) + " has a column outside [0, " + std::to_string(a.cols) +
+                     ")" + (sorted_columns ? " or columns not strictly increasing" : "");
+  }
+  return result;
+}
+
+template <class Index, class Value>
+spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_options& options, cudaStream_t stream,
+                                   workspace* ws)
+    : matrix_(a), operand_(a), operation_(options.operation) {
+  const char* function = "scankit::sparse::spmv_plan";
+  spmv_impl::check_options(function, options);
+  statistics_ = spmv_impl::checked_statistics(function, a, stream);
+  csr_row_statistics operand_statistics = statistics_;
+  if (operation_ == spmv_operation::transpose) {
+    transposed_ = new device_csr<Index, Value>(transpose(a, stream, ws));
+    operand_ = csr_view<Index, Value>(*transposed_);
+    operand_statistics = spmv_impl::statistics_of(operand_, spmv_impl::report_rows(operand_, stream));
+    device_bytes_ += (static_cast<std::size_t>(a.cols) + 1) * sizeof(Index) +
+                     static_cast<std::size_t>(a.nonzeros) * (sizeof(Index) + sizeof(Value));
+  }
+  kernel_ = spmv_impl::resolved_kernel(options, operand_statistics);
+  vector_width_ = spmv_impl::resolved_width(options, operand_statistics);
+  const long long tiles = spmv_impl::merge_tiles(operand_.rows, operand_.nonzeros);
+  if (kernel_ == spmv_kernel::merge_path && tiles > 1) {
+    const std::size_t bytes = static_cast<std::size_t>(tiles + 1) * sizeof(device_detail::merge_coordinate);
+    SCANKIT_CUDA_CHECK(cudaMalloc(&partition_, bytes));
+    device_bytes_ += bytes;
+    spmv_impl::launch_merge_partition(operand_, tiles, static_cast<device_detail::merge_coordinate*>(partition_),
+                                      stream);
+  }
+  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <class Index, class Value>
+void spmv_plan<Index, Value>::release() noexcept {
+  if (partition_ != nullptr) (void)cudaFree(partition_);
+  delete transposed_;
+  partition_ = nullptr;
+  transposed_ = nullptr;
+}
+
+template <class Index, class Value>
+spmv_plan<Index, Value>::~spmv_plan() {
+  release();
+}
+
+template <class Index, class Value>
+spmv_plan<Index, Value>::spmv_plan(spmv_plan&& other) noexcept {
+  *this = std::move(other);
+}
+
+template <class Index, class Value>
+spmv_plan<Index, Value>& spmv_plan<Index, Value>::operator=(spmv_plan&& other) noexcept {
+  if (this != &other) {
+    release();
+    matrix_ = other.matrix_;
+    operand_ = other.operand_;
+    operation_ = other.operation_;
+    statistics_ = other.statistics_;
+    kernel_ = other.kernel_;
+    vector_width_ = other.vector_width_;
+    device_bytes_ = other.device_bytes_;
+    partition_ = std::exchange(other.partition_, nullptr);
+    transposed_ = std::exchange(other.transposed_, nullptr);
+    other.device_bytes_ = 0;
+  }
+  return *this;
+}
+
+template <class Index, class Value>
+std::size_t spmv_workspace_bytes(const spmv_plan<Index, Value>& plan) {
+  namespace dd = scankit::device_detail;
+  const long long tiles = spmv_impl::merge_tiles(plan.operand().rows, plan.operand().nonzeros);
+  if (plan.kernel() != spmv_kernel::merge_path || tiles <= 1) return 0;
+  return workspace::bytes_needed(dd::tile_state_slots<scankit::segment_item<Value>>(static_cast<std::size_t>(tiles)),
+                                 spmv_impl::merge_states_bytes<Value>(tiles));
+}
+
+}  // namespace scankit::sparse
+
+// The public overloads and the templates for one (index, value) pair.
+#define SCANKIT_INSTANTIATE_SPMV(I, V)                                                                            \
+  namespace scankit::sparse {                                                                                     \
+  void spmv(V alpha, const csr_view<I, V>& a, dense_vector<const V> x, V beta, dense_vector<V> y,                 \
+            cudaStream_t stream, workspace* ws, const spmv_options& options) {                                    \
+    spmv_impl::spmv_once(alpha, a, x, beta, y, stream, ws, options);                                              \
+  }                                                                                                               \
+  void spmv(const spmv_plan<I, V>& plan, V alpha, dense_vector<const V> x, V beta, dense_vector<V> y,             \
+            cudaStream_t stream, workspace* ws) {                                                                 \
+    spmv_impl::spmv_planned(plan, alpha, x, beta, y, stream, ws);                                                 \
+  }                                                                                                               \
+  template class spmv_plan<I, V>;                                                                                 \
+  template csr_row_statistics analyse_rows(const csr_view<I, V>&, cudaStream_t);                                  \
+  template csr_validation validate_csr(const csr_view<I, V>&, bool, cudaStream_t);                                \
+  template std::size_t spmv_workspace_bytes(const spmv_plan<I, V>&);                                              \
+  }
