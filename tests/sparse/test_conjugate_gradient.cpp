@@ -80,6 +80,15 @@ std::vector<Value> right_hand_side(std::int64_t n, std::uint64_t seed) {
   return b;
 }
 
+// One solve of A x = b on device buffers; `a` is a csr_view, a device_csr or an spmv_plan.
+template <class Matrix, class Value>
+sparse::cg_result solve(const Matrix& a, const device_buffer<Value>& b, device_buffer<Value>& x,
+                        const sparse::cg_options& options = {}, workspace* ws = nullptr) {
+  const auto n = static_cast<std::int64_t>(x.size());
+  return sparse::conjugate_gradient(a, sparse::dense_vector<const Value>{b.data(), static_cast<std::int64_t>(b.size())},
+                                    sparse::dense_vector<Value>{x.data(), n}, options, nullptr, ws);
+}
+
 template <class Index, class Value>
 void check_converges(std::int64_t grid, double tolerance, double residual_bound, std::uint64_t seed) {
   SCOPED_TRACE("grid " + std::to_string(grid) + ", " + (sizeof(Index) == 4 ? "int32" : "int64") + " indices, " +
@@ -100,9 +109,7 @@ void check_converges(std::int64_t grid, double tolerance, double residual_bound,
     seen.push_back(iteration);
     residuals.push_back(residual);
   };
-  const sparse::cg_result result = sparse::conjugate_gradient(
-      sparse::csr_view<Index, Value>(problem.a), sparse::dense_vector<const Value>{d_b.data(), problem.n},
-      sparse::dense_vector<Value>{d_x.data(), problem.n}, options);
+  const sparse::cg_result result = solve(sparse::csr_view<Index, Value>(problem.a), d_b, d_x, options);
   EXPECT_TRUE(result.converged);
   EXPECT_FALSE(result.breakdown);
   EXPECT_LE(result.relative_residual, tolerance);
@@ -157,8 +164,7 @@ TEST(ConjugateGradient, SameBitsEveryRun) {
   std::vector<double> residuals;
   for (int run = 0; run < 2; ++run) {
     device_buffer<float> d_x(std::vector<float>(static_cast<std::size_t>(problem.n), 0.0f));
-    const auto result = sparse::conjugate_gradient(plan, sparse::dense_vector<const float>{d_b.data(), problem.n},
-                                                   sparse::dense_vector<float>{d_x.data(), problem.n}, options);
+    const auto result = solve(plan, d_b, d_x, options);
     EXPECT_EQ(result.iterations, 50);
     runs.push_back(d_x.download());
     residuals.push_back(result.relative_residual);
@@ -187,18 +193,14 @@ TEST(ConjugateGradient, WrappedWorkspaceOfTheQueriedSizeServes) {
     device_buffer<unsigned char> memory(bytes);
     workspace ws(memory.data(), bytes);
     std::vector<std::vector<float>> solutions;
-    for (int solve = 0; solve < 2; ++solve) {
+    for (int run = 0; run < 2; ++run) {
       device_buffer<float> d_x(zeros);
-      const auto result = sparse::conjugate_gradient(plan, sparse::dense_vector<const float>{d_b.data(), problem.n},
-                                                     sparse::dense_vector<float>{d_x.data(), problem.n}, options,
-                                                     nullptr, &ws);
+      const auto result = solve(plan, d_b, d_x, options, &ws);
       EXPECT_TRUE(result.converged);
       solutions.push_back(d_x.download());
     }
     device_buffer<float> d_x(zeros);
-    const auto result = sparse::conjugate_gradient(sparse::csr_view<std::int32_t, float>(problem.a),
-                                                   sparse::dense_vector<const float>{d_b.data(), problem.n},
-                                                   sparse::dense_vector<float>{d_x.data(), problem.n}, options);
+    const auto result = solve(sparse::csr_view<std::int32_t, float>(problem.a), d_b, d_x, options);
     EXPECT_TRUE(result.converged);
     solutions.push_back(d_x.download());
     EXPECT_EQ(solutions[0], solutions[1]);
@@ -220,9 +222,7 @@ TEST(ConjugateGradient, ZeroRightHandSideGivesZeroInNoIterations) {
     EXPECT_EQ(iteration, 0);
     EXPECT_EQ(residual, 0.0);
   };
-  const auto result = sparse::conjugate_gradient(sparse::csr_view<std::int32_t, double>(problem.a),
-                                                 sparse::dense_vector<const double>{d_b.data(), problem.n},
-                                                 sparse::dense_vector<double>{d_x.data(), problem.n}, options);
+  const auto result = solve(sparse::csr_view<std::int32_t, double>(problem.a), d_b, d_x, options);
   EXPECT_EQ(result.iterations, 0);
   EXPECT_TRUE(result.converged);
   EXPECT_EQ(result.relative_residual, 0.0);
@@ -240,9 +240,7 @@ TEST(ConjugateGradient, StartsFromTheGivenX) {
   device_buffer<double> d_b(b), d_x(start);
   sparse::cg_options options;
   options.tolerance = 1e-9;
-  const auto result = sparse::conjugate_gradient(sparse::csr_view<std::int64_t, double>(problem.a),
-                                                 sparse::dense_vector<const double>{d_b.data(), problem.n},
-                                                 sparse::dense_vector<double>{d_x.data(), problem.n}, options);
+  const auto result = solve(sparse::csr_view<std::int64_t, double>(problem.a), d_b, d_x, options);
   EXPECT_EQ(result.iterations, 0) << "the exact solution as initial guess needs no iteration";
   EXPECT_TRUE(result.converged);
   EXPECT_EQ(d_x.download(), start);
@@ -263,9 +261,7 @@ TEST(ConjugateGradient, MaxIterationsRespected) {
     options.tolerance = 1e-12;  // out of reach in 7 iterations
     int last = -1;
     options.progress = [&](int iteration, double) { last = iteration; };
-    const auto result = sparse::conjugate_gradient(sparse::csr_view<std::int32_t, float>(problem.a),
-                                                   sparse::dense_vector<const float>{d_b.data(), problem.n},
-                                                   sparse::dense_vector<float>{d_x.data(), problem.n}, options);
+    const auto result = solve(sparse::csr_view<std::int32_t, float>(problem.a), d_b, d_x, options);
     EXPECT_EQ(result.iterations, max_iterations);
     EXPECT_EQ(last, max_iterations);
     EXPECT_FALSE(result.converged);
@@ -292,9 +288,7 @@ TEST(ConjugateGradient, NegativeDefiniteMatrixBreaksDownWithXUntouched) {
   const std::int64_t n = coo.rows;
   const std::vector<float> start = random_values<float>(static_cast<std::size_t>(n), seed);
   device_buffer<float> d_b(right_hand_side<float>(n, seed + 1)), d_x(start);
-  const auto result = sparse::conjugate_gradient(sparse::csr_view<std::int32_t, float>(a),
-                                                 sparse::dense_vector<const float>{d_b.data(), n},
-                                                 sparse::dense_vector<float>{d_x.data(), n});
+  const auto result = solve(sparse::csr_view<std::int32_t, float>(a), d_b, d_x);
   EXPECT_TRUE(result.breakdown);
   EXPECT_FALSE(result.converged);
   EXPECT_EQ(result.iterations, 0);
