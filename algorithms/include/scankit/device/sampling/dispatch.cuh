@@ -1,0 +1,169 @@
+// Host side of the sampling kernels: argument checks, table memory layout, launches (nvcc only;
+// the precompiled overloads in algorithms/src/sampling/ call these).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include <thrust/iterator/transform_iterator.h>
+
+#include "scankit/device/sampling/build_table.cuh"
+#include "scankit/device/sampling/rows.cuh"
+#include "scankit/device/sampling/segments.cuh"
+#include "scankit/device/segmented_scan.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/sampling.hpp"
+#include "scankit/workspace.hpp"
+
+namespace scankit {
+
+// Where each part of a table of n bins lives in its one allocation (256-byte aligned parts).
+struct sampling_table_layout {
+  std::int64_t tiles = 0, pieces = 0, guide_size = 0;
+  std::size_t summaries = 0, prefix = 0, end_value = 0, covers = 0, starts = 0, cdf = 0, guide = 0, bytes = 0;
+
+  static sampling_table_layout of(std::int64_t n) {
+    using namespace device_detail::sampling;
+    auto up = [](std::size_t b) { return (b + 255) / 256 * 256; };
+    sampling_table_layout l;
+    l.tiles = (n + tile_items - 1) / tile_items;
+    l.guide_size = std::max<std::int64_t>(n, 1);
+    l.pieces = (l.guide_size + guide_piece - 1) / guide_piece;
+    std::size_t at = 256;  // the header
+    l.summaries = at, at += up(sizeof(tile_summary) * l.tiles);
+    l.prefix = at, at += up(sizeof(double) * l.tiles);
+    l.end_value = at, at += up(sizeof(double) * l.tiles);
+    l.covers = at, at += up(sizeof(std::int32_t) * l.pieces);
+    l.starts = at, at += up(sizeof(std::int32_t) * l.pieces);
+    l.cdf = at, at += up(sizeof(double) * std::size_t(std::max<std::int64_t>(n, 1)));
+    l.guide = at, at += up(sizeof(std::uint32_t) * l.guide_size);
+    l.bytes = at;
+    return l;
+  }
+};
+
+// Gives the dispatch code the table's memory (defined in src/sampling/sampling_table.cu).
+struct sampling_table_access {
+  // Makes room for n bins (stream-ordered) and sets the table's shape and pointers.
+  static char* prepare(sampling_table& table, std::int64_t n, cudaStream_t stream);
+  static const char* memory(const sampling_table& table) { return static_cast<const char*>(table.memory_); }
+};
+
+namespace device_detail::sampling {
+
+// The type-independent launches (src/sampling/sampling_table.cu, where their kernels live).
+void launch_table_prefix(const tile_summary* summaries, std::int64_t tiles, double* prefix, double* end_value,
+                         table_header* header, std::int64_t bins, std::int64_t guide_size, cudaStream_t stream);
+void launch_wide_bins(const double* cdf, const table_header* header, const std::int32_t* covers,
+                      const std::int32_t* starts, std::int64_t pieces, std::uint32_t* guide, cudaStream_t stream);
+void draw(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
+          std::uint64_t offset, cudaStream_t stream);
+
+constexpr std::int64_t max_bins = 0x7fffffff;
+
+inline void check_bins(const char* function, const void* p, std::int64_t n, const char* what) {
+  if (n < 0) throw error(std::string(function) + ": " + what + " is negative (" + std::to_string(n) + ")");
+  if (n > max_bins)
+    throw error(std::string(function) + ": " + what + " = " + std::to_string(n) + " exceeds 2^31 - 1 bins (int32 indices)");
+  if (n > 0 && p == nullptr) throw error(std::string(function) + ": weights is null with " + what + " > 0");
+}
+
+inline unsigned grid_for(std::int64_t work, std::int64_t per_block) {
+  return static_cast<unsigned>(std::min<std::int64_t>((work + per_block - 1) / per_block, std::int64_t(1) << 20));
+}
+
+template <class T>
+void build_table(const T* w, std::int64_t n, sampling_table& table, cudaStream_t stream) {
+  const char* fn = "scankit::build_sampling_table";
+  check_bins(fn, w, n, "n");
+  const sampling_table_layout l = sampling_table_layout::of(n);
+  char* base = sampling_table_access::prepare(table, n, stream);
+  auto* header = reinterpret_cast<table_header*>(base);
+  auto* summaries = reinterpret_cast<tile_summary*>(base + l.summaries);
+  auto* prefix = reinterpret_cast<double*>(base + l.prefix);
+  auto* end_value = reinterpret_cast<double*>(base + l.end_value);
+  auto* covers = reinterpret_cast<std::int32_t*>(base + l.covers);
+  auto* starts = reinterpret_cast<std::int32_t*>(base + l.starts);
+  auto* cdf = reinterpret_cast<double*>(base + l.cdf);
+  auto* guide = reinterpret_cast<std::uint32_t*>(base + l.guide);
+  // covers and starts are adjacent: one memset marks every piece slot empty (-1).
+  SCANKIT_CUDA_CHECK(cudaMemsetAsync(covers, 0xff, l.starts - l.covers + sizeof(std::int32_t) * l.pieces, stream));
+  if (l.tiles > 0)
+    launch_kernel("sampling tile summaries", tile_summary_kernel<array_source<T>>, dim3(unsigned(l.tiles)),
+                  dim3(tile_threads), stream, array_source<T>{w}, n, l.tiles, summaries);
+  launch_table_prefix(summaries, l.tiles, prefix, end_value, header, n, l.guide_size, stream);
+  if (l.tiles > 0)
+    launch_kernel("sampling cdf and guide", cdf_guide_kernel<T>, dim3(unsigned(l.tiles)), dim3(tile_threads), stream, w,
+                  n, prefix, end_value, header, cdf, guide, covers, starts);
+  launch_wide_bins(cdf, header, covers, starts, l.pieces, guide, stream);
+}
+
+// Tiles of a rows x cols matrix (each row tiled on its own).
+inline std::int64_t rows_tiles(const char* fn, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t tiles = rows * ((cols + tile_items - 1) / tile_items);
+  if (tiles > max_bins) throw error(std::string(fn) + ": rows x cols exceeds 2^31 - 1 tiles of 4096");
+  return tiles;
+}
+
+inline std::size_t rows_summary_bytes(std::int64_t tiles) { return (sizeof(tile_summary) * tiles + 255) / 256 * 256; }
+inline std::size_t rows_scratch_bytes(std::int64_t tiles) { return rows_summary_bytes(tiles) + 2 * sizeof(double) * tiles; }
+
+// One draw per row from weights given by `src` (rows >= 1, cols >= 1), scratch of rows_scratch_bytes.
+template <class Source>
+void draw_rows_from(const Source& src, std::int64_t rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,
+                    std::uint64_t offset, cudaStream_t stream, char* scratch) {
+  const std::int64_t tiles_per_row = (cols + tile_items - 1) / tile_items;
+  const std::int64_t tiles = rows * tiles_per_row;
+  auto* summaries = reinterpret_cast<tile_summary*>(scratch);
+  auto* prefix = reinterpret_cast<double*>(scratch + rows_summary_bytes(tiles));
+  double* end_value = prefix + tiles;
+  launch_kernel("sampling row tile summaries", tile_summary_kernel<Source>, dim3(unsigned(tiles)), dim3(tile_threads),
+                stream, src, cols, tiles_per_row, summaries);
+  launch_kernel("sampling row draws", row_draw_kernel<Source>, dim3(unsigned(rows)), dim3(tile_threads), stream, src,
+                cols, tiles_per_row, summaries, prefix, end_value, out, seed, offset);
+}
+
+template <class T>
+void draw_rows(const T* w, std::int64_t rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,
+               std::uint64_t offset, cudaStream_t stream, workspace* ws) {
+  const char* fn = "scankit::sample_rows";
+  if (rows < 0) throw error(std::string(fn) + ": rows is negative (" + std::to_string(rows) + ")");
+  if (rows > max_bins) throw error(std::string(fn) + ": rows exceeds 2^31 - 1");
+  check_bins(fn, w, rows > 0 ? cols : 0, "cols");
+  if (cols < 0) throw error(std::string(fn) + ": cols is negative (" + std::to_string(cols) + ")");
+  if (rows > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with rows > 0");
+  if (rows == 0) return;
+  if (cols == 0) {
+    SCANKIT_CUDA_CHECK(cudaMemsetAsync(out, 0xff, sizeof(std::int32_t) * rows, stream));  // -1: an empty row
+    return;
+  }
+  const std::int64_t tiles = rows_tiles(fn, rows, cols);
+  scankit::detail::workspace_lease lease(ws, 0, rows_scratch_bytes(tiles), stream);
+  draw_rows_from(array_source<T>{w}, rows, cols, out, seed, offset, stream, static_cast<char*>(lease.view().scratch));
+}
+
+template <class T>
+void draw_segments(const T* w, std::int64_t n, const std::int64_t* offsets, std::int64_t num_segments,
+                   const std::int64_t* draw_offsets, std::int64_t total_draws, std::int32_t* out, std::uint64_t seed,
+                   std::uint64_t offset, cudaStream_t stream, workspace* ws) {
+  const char* fn = "scankit::sample_segments";
+  if (n < 0) throw error(std::string(fn) + ": n is negative (" + std::to_string(n) + ")");
+  if (n > 0 && w == nullptr) throw error(std::string(fn) + ": weights is null with n > 0");
+  if (num_segments < 0) throw error(std::string(fn) + ": num_segments is negative (" + std::to_string(num_segments) + ")");
+  if (total_draws < 0) throw error(std::string(fn) + ": total_draws is negative (" + std::to_string(total_draws) + ")");
+  if (offsets == nullptr || draw_offsets == nullptr) throw error(std::string(fn) + ": offsets and draw_offsets must not be null");
+  if (total_draws > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with total_draws > 0");
+  if (total_draws > 0 && num_segments == 0) throw error(std::string(fn) + ": draws requested from no segments");
+  if (total_draws == 0) return;
+  scankit::detail::workspace_lease cdf_storage(nullptr, 0, sizeof(double) * std::max<std::int64_t>(n, 1), stream);
+  auto* cdf = static_cast<double*>(cdf_storage.view().scratch);
+  if (n > 0)
+    scankit::device::inclusive_segmented_scan_by_offsets<scankit::device::tuned, double>(
+        thrust::make_transform_iterator(w, checked_weight<T>{}), offsets, num_segments, cdf, n, plus_op{}, stream, ws);
+  launch_kernel("sampling segment draws", segment_draw_kernel<T>, dim3(grid_for(total_draws, draw_threads)),
+                dim3(draw_threads), stream, w, cdf, offsets, num_segments, draw_offsets, total_draws, out, seed, offset);
+}
+
+}  // namespace device_detail::sampling
+}  // namespace scankit

@@ -1,0 +1,21 @@
+// What the draw kernels share: the target clamp and the launch shape of draw_kernel.cuh.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "scankit/detail/philox.hpp"
+#include "scankit/device/sampling/table_header.cuh"
+
+namespace scankit::device_detail::sampling {
+
+// u * total can round up to total itself; the largest double below total keeps the target inside
+// the last non-zero bin.
+__device__ __forceinline__ double clamp_target(double target, double total) {
+  return target < total ? target : nextafter(total, 0.0);
+}
+
+constexpr int draw_threads = 256;
+constexpr int draws_per_thread = 4;  // independent lookups in flight per thread
+
+}  // namespace scankit::device_detail::sampling

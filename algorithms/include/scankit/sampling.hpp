@@ -1,0 +1,155 @@
+// Sampling from discrete distributions given by non-negative weights: the precompiled host API
+// (callable from g++-compiled code). Weights need not be normalised; zeros are allowed.
+//
+//   sampling_table / build_sampling_table / sample
+//       one distribution, many draws: the CDF (an inclusive scan accumulated in double) and a
+//       guide table are built once on the device; each draw is an inverse-CDF lookup that starts
+//       at the guide entry of its uniform number, O(1) expected memory accesses.
+//   sample_rows
+//       one draw from each row of a row-major matrix (a language model's next-token step); the
+//       CDF is never written: one pass sums tiles of each row, a second re-reads only the tile
+//       that holds the draw.
+//   sample_segments
+//       many distributions given by offsets (CSR-style), each with its own number of draws; the
+//       CDFs come from the engine's segmented scan (double accumulator).
+//   sample_rows_top
+//       a language model's sampler: rows of logits (or probabilities), temperature, top-k and
+//       top-p (nucleus) filtering, then one draw per row.
+//
+// Semantics shared by all: draw k takes u = philox_uniform(seed, offset + k) (53 random bits in
+// [0, 1), scankit/detail/philox.hpp) and returns the smallest bin i with cdf[i] > u * total, where
+// cdf[i] = w[0] + ... + w[i] accumulated in double. A zero-weight bin is never returned; u near 0
+// and near 1 map to the first and the last bins of non-zero weight. A bin whose weight is below
+// 2^-53 of the running sum before it can be absorbed by rounding (it is then never drawn); float
+// weights never are for fewer than 2^29 bins of comparable size. Draws depend only on (weights,
+// seed, offset + k): drawing n1 with offset o and then n2 with offset o + n1 gives the same draws as
+// n1 + n2 with offset o. sample_rows uses counter offset + row; sample_segments offset + the draw's
+// position in `out`.
+//
+// Bad weights (negative, NaN, infinite), an all-zero distribution or a sum that overflows double
+// are found on the device: the affected draws are -1. For a table, status_host() reports which;
+// for rows and segments, -1 is the per-row (per-segment) status. Bad arguments (negative counts,
+// null pointers with non-zero counts, more than 2^31 - 1 bins) throw scankit::error before
+// anything is enqueued; CUDA failures throw scankit::cuda_error. Work is enqueued on `stream`
+// without synchronising unless a function says it synchronises.
+//
+// Precompiled for float and double weights; bin indices are int32 (fewer than 2^31 bins per
+// distribution). Device templates: scankit/device/sampling/*.cuh.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "scankit/error.hpp"
+#include "scankit/workspace.hpp"
+
+namespace scankit {
+
+enum class sampling_status : std::int32_t {
+  ok = 0,
+  invalid_weight = 1,  // a weight is negative, NaN or infinite
+  all_zero = 2,        // every weight is zero (or there are no bins)
+  sum_overflow = 3,    // the weights sum to more than the largest double
+};
+
+const char* to_string(sampling_status status) noexcept;
+
+// The device-resident inverse-CDF table of one distribution: cdf (double, one per bin), a guide
+// table of guide_size() uint32 entries (guide[j] = the first bin whose cdf reaches the j-th of
+// guide_size() equal cells of [0, total)), and a small header with the total and the status.
+// Owns its device memory (cudaMallocAsync on the build stream; the destructor frees it with
+// cudaFree, which waits for the device). Reusable: a later build with as many bins or fewer reuses
+// the memory.
+class sampling_table {
+ public:
+  sampling_table() = default;
+  ~sampling_table();
+  sampling_table(const sampling_table&) = delete;
+  sampling_table& operator=(const sampling_table&) = delete;
+  sampling_table(sampling_table&& other) noexcept;
+  sampling_table& operator=(sampling_table&& other) noexcept;
+
+  std::int64_t bins() const noexcept { return bins_; }
+  std::int64_t guide_size() const noexcept { return guide_size_; }
+  const double* cdf() const noexcept { return cdf_; }                 // device, bins() values
+  const std::uint32_t* guide() const noexcept { return guide_; }      // device, guide_size() values
+  const void* header() const noexcept { return memory_; }             // device (internal layout)
+  std::size_t capacity_bytes() const noexcept { return capacity_; }
+
+  // Both SYNCHRONISE: they wait for `stream` (the build's stream) and read the header.
+  sampling_status status_host(cudaStream_t stream = nullptr) const;
+  double total_host(cudaStream_t stream = nullptr) const;
+  // Throws scankit::error naming the problem when status_host() is not ok (SYNCHRONISES).
+  void check_host(cudaStream_t stream = nullptr) const;
+
+  // Device bytes a table of n bins takes.
+  static std::size_t bytes_for(std::int64_t n) noexcept;
+
+ private:
+  friend struct sampling_table_access;
+  void* memory_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::int64_t bins_ = 0;
+  std::int64_t guide_size_ = 0;
+  double* cdf_ = nullptr;
+  std::uint32_t* guide_ = nullptr;
+};
+
+// Builds `table` from n weights (device pointer). Reads the weights twice (tile sums, then the
+// CDF and the guide table); needs no workspace. n == 0 gives a table whose status is all_zero.
+void build_sampling_table(const float* weights, std::int64_t n, sampling_table& table, cudaStream_t stream = nullptr);
+void build_sampling_table(const double* weights, std::int64_t n, sampling_table& table, cudaStream_t stream = nullptr);
+
+// `count` draws (bin indices) into out[0 .. count), with replacement.
+void sample(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
+            std::uint64_t offset = 0, cudaStream_t stream = nullptr);
+
+// One draw per row of a rows x cols row-major matrix of weights (probabilities or any
+// non-negative weights): out[r] is a column index, or -1 when row r is bad (see above) or cols == 0.
+void sample_rows(const float* weights, std::int64_t rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,
+                 std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+void sample_rows(const double* weights, std::int64_t rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,
+                 std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+
+// Segment s is weights[offsets[s] .. offsets[s + 1]) (num_segments + 1 non-decreasing offsets from
+// 0 to n, device memory); its draws go to out[draw_offsets[s] .. draw_offsets[s + 1]) (num_segments
+// + 1 non-decreasing device offsets from 0) as indices within the segment, -1 where the segment is
+// empty or bad. Needs 8 bytes of temporary device memory per weight (taken stream-ordered).
+void sample_segments(const float* weights, std::int64_t n, const std::int64_t* offsets, std::int64_t num_segments,
+                     const std::int64_t* draw_offsets, std::int64_t total_draws, std::int32_t* out, std::uint64_t seed,
+                     std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+void sample_segments(const double* weights, std::int64_t n, const std::int64_t* offsets, std::int64_t num_segments,
+                     const std::int64_t* draw_offsets, std::int64_t total_draws, std::int32_t* out, std::uint64_t seed,
+                     std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+
+// Options of sample_rows_top. Each token gets the weight exp(-d), d = (shift - value) / temperature
+// its distance in nats below the row's most probable token (value = the logit, or log p for
+// probabilities; shift = the row's largest value): softmax with temperature for logits,
+// p^(1 / temperature) renormalised for probabilities. Then
+//   top_k > 0: keep the k most probable tokens;
+//   top_p < 1: of those, keep the most probable ones until they hold at least top_p of the kept
+//              mass (the token that crosses top_p is kept, as in the usual nucleus sampler);
+// and draw one token in proportion to the kept weights. Tokens tied with the last kept one (within
+// 2^-19 nats) are kept too, so a set can exceed k by exact ties. The selection adds weights in
+// fixed point (2^-32 of the largest), so tokens below 2^-32 of the largest count as zero mass there
+// (they are kept only when top_p needs everything). The same row, seed and offset always give the
+// same token.
+struct top_sampling_options {
+  bool logits = true;           // false: the values are non-negative probabilities (or weights)
+  float temperature = 1.0f;     // > 0 and finite
+  std::int64_t top_k = 0;       // 0: no top-k filter
+  double top_p = 1.0;           // in (0, 1]; 1: no top-p filter
+};
+
+// One token per row of rows x cols float values (row-major): out[r] is a column index, or -1 when
+// the row is bad (a NaN or +infinity; for probabilities a negative or infinite value; or nothing
+// with positive weight: every logit -infinity, every probability 0) or cols == 0. Reads each row
+// once for its maximum, three times per active filter (the radix select; from L2 when it holds the
+// rows in flight), then once more for the draw. Bad options throw scankit::error before any launch.
+void sample_rows_top(const float* values, std::int64_t rows, std::int64_t cols, std::int32_t* out,
+                     const top_sampling_options& options, std::uint64_t seed, std::uint64_t offset = 0,
+                     cudaStream_t stream = nullptr, workspace* ws = nullptr);
+
+}  // namespace scankit

@@ -1,0 +1,121 @@
+// sampling_table: memory, status and the non-template parts of the sampling API.
+#include <cuda_runtime.h>
+
+#include <string>
+#include <utility>
+
+#include "scankit/device/sampling/dispatch.cuh"
+#include "scankit/device/sampling/draw_kernel.cuh"
+#include "scankit/device/sampling/table_passes.cuh"
+
+namespace scankit {
+
+namespace device_detail::sampling {
+
+void launch_table_prefix(const tile_summary* summaries, std::int64_t tiles, double* prefix, double* end_value,
+                         table_header* header, std::int64_t bins, std::int64_t guide_size, cudaStream_t stream) {
+  launch_kernel("sampling table prefixes", table_prefix_kernel, dim3(1), dim3(prefix_threads), stream, summaries, tiles,
+                prefix, end_value, header, bins, guide_size);
+}
+
+void launch_wide_bins(const double* cdf, const table_header* header, const std::int32_t* covers,
+                      const std::int32_t* starts, std::int64_t pieces, std::uint32_t* guide, cudaStream_t stream) {
+  launch_kernel("sampling wide bins", wide_bin_kernel, dim3(unsigned((pieces + tile_threads - 1) / tile_threads)),
+                dim3(tile_threads), stream, cdf, header, covers, starts, pieces, guide);
+}
+
+void draw(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
+                 std::uint64_t offset, cudaStream_t stream) {
+  const char* fn = "scankit::sample";
+  if (count < 0) throw error(std::string(fn) + ": count is negative (" + std::to_string(count) + ")");
+  if (count > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with count > 0");
+  if (table.header() == nullptr) throw error(std::string(fn) + ": the table was never built");
+  if (count == 0) return;
+  const auto* header = static_cast<const table_header*>(table.header());
+  launch_kernel("sampling draws", draw_kernel, dim3(grid_for(count, draw_threads * draws_per_thread)),
+                dim3(draw_threads), stream, header, table.cdf(), table.guide(), out, count, seed, offset);
+}
+
+}  // namespace device_detail::sampling
+
+const char* to_string(sampling_status status) noexcept {
+  switch (status) {
+    case sampling_status::ok: return "ok";
+    case sampling_status::invalid_weight: return "a weight is negative, NaN or infinite";
+    case sampling_status::all_zero: return "every weight is zero";
+    case sampling_status::sum_overflow: return "the weights sum to more than the largest double";
+  }
+  return "unknown sampling status";
+}
+
+sampling_table::~sampling_table() {
+  if (memory_ != nullptr) (void)cudaFree(memory_);
+}
+
+sampling_table::sampling_table(sampling_table&& o) noexcept
+    : memory_(std::exchange(o.memory_, nullptr)),
+      capacity_(std::exchange(o.capacity_, 0)),
+      bins_(std::exchange(o.bins_, 0)),
+      guide_size_(std::exchange(o.guide_size_, 0)),
+      cdf_(std::exchange(o.cdf_, nullptr)),
+      guide_(std::exchange(o.guide_, nullptr)) {}
+
+sampling_table& sampling_table::operator=(sampling_table&& o) noexcept {
+  if (this != &o) {
+    if (memory_ != nullptr) (void)cudaFree(memory_);
+    memory_ = std::exchange(o.memory_, nullptr);
+    capacity_ = std::exchange(o.capacity_, 0);
+    bins_ = std::exchange(o.bins_, 0);
+    guide_size_ = std::exchange(o.guide_size_, 0);
+    cdf_ = std::exchange(o.cdf_, nullptr);
+    guide_ = std::exchange(o.guide_, nullptr);
+  }
+  return *this;
+}
+
+std::size_t sampling_table::bytes_for(std::int64_t n) noexcept { return sampling_table_layout::of(n < 0 ? 0 : n).bytes; }
+
+char* sampling_table_access::prepare(sampling_table& t, std::int64_t n, cudaStream_t stream) {
+  const sampling_table_layout l = sampling_table_layout::of(n);
+  if (t.capacity_ < l.bytes) {
+    if (t.memory_ != nullptr) SCANKIT_CUDA_CHECK(cudaFreeAsync(t.memory_, stream));
+    t.memory_ = nullptr;
+    t.capacity_ = 0;
+    SCANKIT_CUDA_CHECK(cudaMallocAsync(&t.memory_, l.bytes, stream));
+    t.capacity_ = l.bytes;
+  }
+  char* base = static_cast<char*>(t.memory_);
+  t.bins_ = n;
+  t.guide_size_ = l.guide_size;
+  t.cdf_ = reinterpret_cast<double*>(base + l.cdf);
+  t.guide_ = reinterpret_cast<std::uint32_t*>(base + l.guide);
+  return base;
+}
+
+namespace {
+device_detail::sampling::table_header read_header(const sampling_table& t, cudaStream_t stream) {
+  if (t.header() == nullptr) throw error("scankit::sampling_table: the table was never built");
+  device_detail::sampling::table_header h{};
+  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&h, t.header(), sizeof h, cudaMemcpyDeviceToHost, stream));
+  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return h;
+}
+}  // namespace
+
+sampling_status sampling_table::status_host(cudaStream_t stream) const {
+  return static_cast<sampling_status>(read_header(*this, stream).status);
+}
+
+double sampling_table::total_host(cudaStream_t stream) const { return read_header(*this, stream).total; }
+
+void sampling_table::check_host(cudaStream_t stream) const {
+  const sampling_status s = status_host(stream);
+  if (s != sampling_status::ok) throw error(std::string("scankit::sampling_table: ") + to_string(s));
+}
+
+void sample(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
+            std::uint64_t offset, cudaStream_t stream) {
+  device_detail::sampling::draw(table, out, count, seed, offset, stream);
+}
+
+}  // namespace scankit

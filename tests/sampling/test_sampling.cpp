@@ -1,0 +1,218 @@
+// GPU tests of the sampling module against the host reference: exact draws for the same seed and
+// offset (the reference sums in another order; a draw may differ only for a target within
+// rounding distance of a boundary, about 2^-50 per draw, so the tests demand equality), the
+// guarantees (zero bins never drawn, ends, status), and reproducibility.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "sampling_test_util.hpp"
+#include "scankit/reference/sampling_reference.hpp"
+#include "scankit/sampling.hpp"
+#include "support/gpu_test.hpp"
+
+namespace {
+
+using scankit::testing::device_buffer;
+
+template <class T>
+class SamplingTyped : public ::testing::Test {};
+using WeightTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(SamplingTyped, WeightTypes);
+
+// Draws `count` from a table of `w` into a poisoned buffer with a guard region, checks the guard.
+template <class T>
+std::vector<std::int32_t> draw_from_table(const std::vector<T>& w, std::int64_t count, std::uint64_t seed,
+                                          std::uint64_t offset, scankit::sampling_table& table) {
+  device_buffer<T> d_w(w);
+  scankit::build_sampling_table(d_w.data(), static_cast<std::int64_t>(w.size()), table);
+  const std::int64_t guard = 64;
+  device_buffer<std::int32_t> out(static_cast<std::size_t>(count + guard));
+  out.poison();
+  scankit::sample(table, out.data(), count, seed, offset);
+  std::vector<std::int32_t> host = out.download();
+  for (std::int64_t g = 0; g < guard; ++g) EXPECT_EQ(static_cast<std::uint32_t>(host[count + g]), 0xA5A5A5A5u) << "guard " << g;
+  host.resize(static_cast<std::size_t>(count));
+  return host;
+}
+
+template <class T>
+void expect_table_matches_reference(const std::vector<T>& w, std::int64_t count, std::uint64_t seed,
+                                    std::uint64_t offset) {
+  scankit::sampling_table table;
+  const std::vector<std::int32_t> got = draw_from_table(w, count, seed, offset, table);
+  const std::int64_t n = static_cast<std::int64_t>(w.size());
+  EXPECT_EQ(table.status_host(), scankit::reference::sampling_check(w.data(), n));
+  const std::vector<std::int32_t> want = scankit::reference::sample(w.data(), n, count, seed, offset);
+  std::int64_t mismatches = 0;
+  for (std::int64_t k = 0; k < count; ++k) {
+    if (got[k] != want[k] && ++mismatches <= 5)
+      ADD_FAILURE() << "n " << n << " draw " << k << ": got " << got[k] << ", want " << want[k];
+    if (got[k] >= 0 && got[k] < n) ASSERT_GT(w[got[k]], T(0)) << "zero-weight bin " << got[k] << " drawn";
+  }
+  EXPECT_EQ(mismatches, 0) << "n " << n;
+}
+
+TYPED_TEST(SamplingTyped, TableMatchesReferenceAcrossSizes) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  for (std::int64_t n : {1, 2, 31, 32, 33, 1023, 1024, 1025, 4095, 4096, 4097, 12289, 100003, 1 << 20}) {
+    const auto w = scankit::testing::sampling_weights<TypeParam>(n, 0.3, seed + n);
+    expect_table_matches_reference(w, 50001, seed, seed * 7 + 1);
+  }
+}
+
+TYPED_TEST(SamplingTyped, WideBinsFillTheGuideTable) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  // Zipf: the first bins own long stretches of the guide table (the wide-bin pass).
+  expect_table_matches_reference(scankit::testing::zipf_weights<TypeParam>(300007, 1.1), 200000, seed, 0);
+  // All weight on one bin in the middle, and a few tiny ones around it.
+  std::vector<TypeParam> w(77777, TypeParam(0));
+  w[40000] = TypeParam(1000);
+  w[3] = w[77776] = TypeParam(1e-3);
+  expect_table_matches_reference(w, 100000, seed, 5);
+}
+
+TYPED_TEST(SamplingTyped, SingleBinAndLastBin) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  scankit::sampling_table table;
+  for (std::int32_t v : draw_from_table(std::vector<TypeParam>{TypeParam(0.25)}, 1000, seed, 0, table)) ASSERT_EQ(v, 0);
+  std::vector<TypeParam> last(9001, TypeParam(0));
+  last.back() = TypeParam(3);
+  for (std::int32_t v : draw_from_table(last, 100000, seed, 0, table)) ASSERT_EQ(v, 9000);
+  std::vector<TypeParam> first(9001, TypeParam(0));
+  first.front() = TypeParam(3);
+  for (std::int32_t v : draw_from_table(first, 100000, seed, 0, table)) ASSERT_EQ(v, 0);
+}
+
+TYPED_TEST(SamplingTyped, BadWeightsGiveStatusAndMinusOne) {
+  SCANKIT_REQUIRE_GPU();
+  using T = TypeParam;
+  using scankit::sampling_status;
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  struct bad_case {
+    std::vector<T> w;
+    sampling_status status;
+  };
+  std::vector<bad_case> cases;
+  std::vector<T> base(5000, T(1));
+  auto with = [&](std::size_t i, T v) { auto w = base; w[i] = v; return w; };
+  cases.push_back({with(4999, T(-1)), sampling_status::invalid_weight});
+  cases.push_back({with(17, nan), sampling_status::invalid_weight});
+  cases.push_back({with(4096, inf), sampling_status::invalid_weight});
+  cases.push_back({std::vector<T>(5000, T(0)), sampling_status::all_zero});
+  cases.push_back({{}, sampling_status::all_zero});
+  if constexpr (sizeof(T) == 8) cases.push_back({std::vector<T>(3, std::numeric_limits<T>::max()), sampling_status::sum_overflow});
+  for (const auto& c : cases) {
+    scankit::sampling_table table;
+    const auto got = draw_from_table(c.w, 777, 1, 0, table);
+    EXPECT_EQ(table.status_host(), c.status);
+    EXPECT_THROW(table.check_host(), scankit::error);
+    for (std::int32_t v : got) ASSERT_EQ(v, -1);
+  }
+}
+
+TYPED_TEST(SamplingTyped, SeedAndOffsetReproduceAndSplit) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  const auto w = scankit::testing::sampling_weights<TypeParam>(65537, 0.1, seed);
+  scankit::sampling_table table;
+  const auto whole = draw_from_table(w, 100000, seed, 1000, table);
+  const auto again = draw_from_table(w, 100000, seed, 1000, table);  // rebuilt into the same memory
+  EXPECT_EQ(whole, again);
+  auto first = draw_from_table(w, 37001, seed, 1000, table);
+  const auto second = draw_from_table(w, 100000 - 37001, seed, 1000 + 37001, table);
+  first.insert(first.end(), second.begin(), second.end());
+  EXPECT_EQ(whole, first);
+  const auto other_seed = draw_from_table(w, 100000, seed + 1, 1000, table);
+  EXPECT_NE(whole, other_seed);
+}
+
+TYPED_TEST(SamplingTyped, RowsMatchReference) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  using T = TypeParam;
+  for (std::int64_t cols : {1, 3, 33, 4095, 4096, 4097, 20000, 131072}) {
+    const std::int64_t rows = cols > 10000 ? 37 : 301;
+    auto w = scankit::testing::sampling_weights<T>(rows * cols, 0.4, seed + cols);
+    // Special rows: all zero, a NaN, all weight on the last column, only the first column.
+    for (std::int64_t c = 0; c < cols; ++c) w[c] = T(0);
+    w[cols + cols / 2] = std::numeric_limits<T>::quiet_NaN();
+    for (std::int64_t c = 0; c < cols; ++c) w[2 * cols + c] = c == cols - 1 ? T(2) : T(0);
+    for (std::int64_t c = 0; c < cols; ++c) w[3 * cols + c] = c == 0 ? T(2) : T(0);
+    device_buffer<T> d_w(w);
+    device_buffer<std::int32_t> out(static_cast<std::size_t>(rows + 16));
+    out.poison();
+    scankit::workspace ws;
+    scankit::sample_rows(d_w.data(), rows, cols, out.data(), seed, 99, nullptr, &ws);
+    auto got = out.download();
+    for (int g = 0; g < 16; ++g) EXPECT_EQ(static_cast<std::uint32_t>(got[rows + g]), 0xA5A5A5A5u);
+    got.resize(rows);
+    const auto want = scankit::reference::sample_rows(w.data(), rows, cols, seed, 99);
+    EXPECT_EQ(got, want) << "cols " << cols;
+    EXPECT_EQ(got[0], -1);
+    EXPECT_EQ(got[1], -1);
+    EXPECT_EQ(got[2], cols - 1);
+    EXPECT_EQ(got[3], 0);
+  }
+}
+
+TYPED_TEST(SamplingTyped, RowsEqualTableDraws) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  using T = TypeParam;
+  // Row r's draw is the table draw of that row with counter r: both compute the CDF with the same
+  // tile arithmetic, and for rows of at most 32 tiles their tile prefixes come out of the same warp
+  // scan, so the CDF values are bit-identical.
+  const std::int64_t rows = 8, cols = 50000;
+  const auto w = scankit::testing::sampling_weights<T>(rows * cols, 0.5, seed);
+  device_buffer<T> d_w(w);
+  device_buffer<std::int32_t> out(rows);
+  scankit::sample_rows(d_w.data(), rows, cols, out.data(), seed, 0);
+  const auto got = out.download();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    scankit::sampling_table table;
+    scankit::build_sampling_table(d_w.data() + r * cols, cols, table);
+    device_buffer<std::int32_t> one(static_cast<std::size_t>(r + 1));
+    scankit::sample(table, one.data(), r + 1, seed, 0);
+    EXPECT_EQ(got[r], one.download()[r]) << "row " << r;
+  }
+}
+
+TYPED_TEST(SamplingTyped, SegmentsMatchReference) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  using T = TypeParam;
+  std::mt19937_64 rng(seed);
+  // Segment lengths: empty ones, short, tile-sized and long; draw counts 0 .. 40 (some empty
+  // segments ask for draws: they get -1).
+  std::vector<std::int64_t> offsets{0}, draw_offsets{0};
+  const std::int64_t lengths[] = {0, 1, 5, 0, 4096, 4097, 33, 70000, 0, 2, 12345};
+  for (int rep = 0; rep < 20; ++rep)
+    for (std::int64_t len : lengths) {
+      offsets.push_back(offsets.back() + len);
+      draw_offsets.push_back(draw_offsets.back() + static_cast<std::int64_t>(rng() % 41));
+    }
+  const std::int64_t n = offsets.back(), segments = static_cast<std::int64_t>(offsets.size()) - 1;
+  auto w = scankit::testing::sampling_weights<T>(n, 0.3, seed);
+  w[offsets[7] + 3] = T(-2);  // segment 7 is bad
+  for (std::int64_t i = offsets[9]; i < offsets[10]; ++i) w[i] = T(0);  // segment 9 is all zero
+  device_buffer<T> d_w(w);
+  device_buffer<std::int64_t> d_offsets(offsets), d_draws(draw_offsets);
+  const std::int64_t total = draw_offsets.back();
+  device_buffer<std::int32_t> out(static_cast<std::size_t>(total + 16));
+  out.poison();
+  scankit::sample_segments(d_w.data(), n, d_offsets.data(), segments, d_draws.data(), total, out.data(), seed, 3);
+  auto got = out.download();
+  for (int g = 0; g < 16; ++g) EXPECT_EQ(static_cast<std::uint32_t>(got[total + g]), 0xA5A5A5A5u);
+  got.resize(total);
+  EXPECT_EQ(got, scankit::reference::sample_segments(w.data(), offsets, draw_offsets, seed, 3));
+  for (std::int64_t d = draw_offsets[7]; d < draw_offsets[8]; ++d) EXPECT_EQ(got[d], -1);
+}
+
+}  // namespace

@@ -1,0 +1,155 @@
+// Statistical GPU tests of the sampling module, with fixed seeds. Each statistic is compared with
+// its critical value for a false-failure rate of 1e-6 (one-sided), so a correct implementation
+// fails one of these checks with probability below 1e-5 per seed; the seeds are fixed, so a run
+// either always passes or always fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "sampling_test_util.hpp"
+#include "scankit/reference/sampling_reference.hpp"
+#include "scankit/sampling.hpp"
+#include "support/gpu_test.hpp"
+
+namespace {
+
+using scankit::testing::device_buffer;
+
+std::vector<double> probabilities(const std::vector<float>& w) {
+  double total = 0.0;
+  for (float x : w) total += x;
+  std::vector<double> p(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) p[i] = w[i] / total;
+  return p;
+}
+
+// Counts of each bin in the draws (asserting every draw is a bin).
+std::vector<std::int64_t> histogram(const std::vector<std::int32_t>& draws, std::int64_t bins) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(bins), 0);
+  for (std::int32_t v : draws) {
+    EXPECT_TRUE(v >= 0 && v < bins) << "draw " << v;
+    if (v >= 0 && v < bins) ++counts[v];
+  }
+  return counts;
+}
+
+// Float weights uniform in [lo, hi), fixed seed.
+std::vector<float> uniform_weights(std::int64_t n, std::uint64_t seed, float lo, float hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> w(static_cast<std::size_t>(n));
+  for (auto& x : w) x = d(rng);
+  return w;
+}
+
+double chi_square(const std::vector<std::int64_t>& counts, const std::vector<double>& p, std::int64_t draws) {
+  double chi2 = 0.0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double e = p[i] * double(draws);
+    chi2 += (double(counts[i]) - e) * (double(counts[i]) - e) / e;
+  }
+  return chi2;
+}
+
+TEST(SamplingStatistics, ChiSquareOnThousandBins) {
+  SCANKIT_REQUIRE_GPU();
+  const std::int64_t n = 1000, draws = 10'000'000;
+  const std::vector<float> w = uniform_weights(n, 20261201, 0.5f, 1.5f);
+  device_buffer<float> d_w(w);
+  scankit::sampling_table table;
+  scankit::build_sampling_table(d_w.data(), n, table);
+  device_buffer<std::int32_t> out(draws);
+  scankit::sample(table, out.data(), draws, 7);
+  const std::vector<std::int64_t> counts = histogram(out.download(), n);
+  const double chi2 = chi_square(counts, probabilities(w), draws);
+  const double critical = scankit::testing::chi_square_critical(double(n - 1), scankit::testing::z_one_in_a_million);
+  EXPECT_LT(chi2, critical) << "chi-square " << chi2 << " with " << n - 1 << " degrees of freedom";
+  // And not suspiciously good either (a broken generator that returns expected counts).
+  EXPECT_GT(chi2, double(n - 1) - 10.0 * std::sqrt(2.0 * double(n - 1)));
+}
+
+TEST(SamplingStatistics, KolmogorovSmirnovOnZipfBinIndex) {
+  SCANKIT_REQUIRE_GPU();
+  const std::int64_t n = 1 << 20, draws = 10'000'000;
+  const std::vector<float> w = scankit::testing::zipf_weights<float>(n, 1.05);
+  device_buffer<float> d_w(w);
+  scankit::sampling_table table;
+  scankit::build_sampling_table(d_w.data(), n, table);
+  device_buffer<std::int32_t> out(draws);
+  scankit::sample(table, out.data(), draws, 11, 123);
+  const std::vector<std::int64_t> counts = histogram(out.download(), n);
+  const std::vector<double> p = probabilities(w);
+  double f = 0.0, f_emp = 0.0, dmax = 0.0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    f += p[i];
+    f_emp += double(counts[i]) / double(draws);
+    dmax = std::max(dmax, std::fabs(f - f_emp));
+  }
+  // Conservative for a discrete distribution: P(D > c) <= 2 exp(-2 N c^2) = 1e-6.
+  const double critical = std::sqrt(std::log(2.0 / 1e-6) / (2.0 * double(draws)));
+  EXPECT_LT(dmax, critical);
+}
+
+TEST(SamplingStatistics, RowsChiSquare) {
+  SCANKIT_REQUIRE_GPU();
+  const std::int64_t rows = 1 << 21, cols = 64;
+  const std::vector<float> row = uniform_weights(cols, 99, 0.5f, 1.5f);
+  std::vector<float> w;
+  w.reserve(rows * cols);
+  for (std::int64_t r = 0; r < rows; ++r) w.insert(w.end(), row.begin(), row.end());
+  device_buffer<float> d_w(w);
+  device_buffer<std::int32_t> out(rows);
+  scankit::sample_rows(d_w.data(), rows, cols, out.data(), 5);
+  const double chi2 = chi_square(histogram(out.download(), cols), probabilities(row), rows);
+  EXPECT_LT(chi2, scankit::testing::chi_square_critical(double(cols - 1), scankit::testing::z_one_in_a_million));
+}
+
+TEST(SamplingStatistics, ZeroWeightBinsNeverDrawnIn1e8Draws) {
+  SCANKIT_REQUIRE_GPU();
+  // Every other bin is zero, plus runs of zeros across tile boundaries.
+  const std::int64_t n = (1 << 20) + 3;
+  std::vector<float> w(n);
+  for (std::int64_t i = 0; i < n; ++i) w[i] = (i % 2 == 1 || (i / 4096) % 7 == 3) ? 0.0f : float(1 + i % 5);
+  device_buffer<float> d_w(w);
+  scankit::sampling_table table;
+  scankit::build_sampling_table(d_w.data(), n, table);
+  const std::int64_t chunk = 10'000'000;
+  device_buffer<std::int32_t> out(chunk);
+  std::int64_t zero_draws = 0;
+  for (int call = 0; call < 10; ++call) {  // 10^8 draws, split into calls by offset
+    scankit::sample(table, out.data(), chunk, 2026, std::uint64_t(call) * chunk);
+    for (std::int32_t v : out.download()) zero_draws += (v < 0 || v >= n || w[v] == 0.0f);
+  }
+  EXPECT_EQ(zero_draws, 0);
+}
+
+TEST(SamplingStatistics, FloatWeightsOver2To24BinsLoseNoBin) {
+  SCANKIT_REQUIRE_GPU();
+  // Weights in [1, 2): the total is about 2^25, where a float CDF steps by 4 and would merge bins.
+  const std::int64_t n = (std::int64_t(1) << 24) + 4097;
+  const std::vector<float> w = uniform_weights(n, 24, 1.0f, 2.0f);
+  device_buffer<float> d_w(w);
+  scankit::sampling_table table;
+  scankit::build_sampling_table(d_w.data(), n, table);
+  ASSERT_EQ(table.status_host(), scankit::sampling_status::ok);
+  std::vector<double> cdf(n);
+  SCANKIT_CUDA_CHECK(cudaMemcpy(cdf.data(), table.cdf(), sizeof(double) * n, cudaMemcpyDeviceToHost));
+  const std::vector<double> want = scankit::reference::sampling_cdf(w.data(), n);
+  std::int64_t lost = 0;
+  double worst = 0.0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    lost += i > 0 && !(cdf[i] > cdf[i - 1]);
+    worst = std::max(worst, std::fabs(cdf[i] - want[i]) / want[i]);
+  }
+  EXPECT_EQ(lost, 0);
+  EXPECT_LT(worst, 1e-13);
+  const std::int64_t draws = 1'000'000;
+  device_buffer<std::int32_t> out(draws);
+  scankit::sample(table, out.data(), draws, 3, 0);
+  EXPECT_EQ(out.download(), scankit::reference::sample(w.data(), n, draws, 3, 0));
+}
+
+}  // namespace
