@@ -52,19 +52,24 @@ void check_arguments(const csr_view<Index, Value>& a, dense_vector<const Value> 
   if (!(options.tolerance >= 0.0)) fail("tolerance = " + std::to_string(options.tolerance) + " is negative or NaN");
 }
 
-// A pinned host copy of the scalars: the copy must be asynchronous so that the next iteration's
-// work can be queued behind it before the host waits.
-class pinned_report {
- public:
-  pinned_report() { SCANKIT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&report_), sizeof(cg_scalars))); }
-  ~pinned_report() { (void)cudaFreeHost(report_); }
-  pinned_report(const pinned_report&) = delete;
-  pinned_report& operator=(const pinned_report&) = delete;
-  cg_scalars* get() const { return report_; }
-
- private:
-  cg_scalars* report_ = nullptr;
-};
+// The host end of the scalars' copy: pinned, so that the copy is asynchronous and the next
+// iteration's work can be queued behind it before the host waits. One buffer per thread, made on
+// its first solve and kept, because cudaFreeHost waits for the whole device (every stream), which a
+// solve must not do. A progress callback may start another solve on the same thread: the outer
+// solve has read its copy before it calls back, and queues the next copy after.
+cg_scalars* pinned_report() {
+  struct holder {
+    cg_scalars* report = nullptr;
+    ~holder() {
+      if (report != nullptr) (void)cudaFreeHost(report);
+    }
+  };
+  thread_local holder buffer;
+  if (buffer.report == nullptr) {
+    SCANKIT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&buffer.report), sizeof(cg_scalars)));
+  }
+  return buffer.report;
+}
 
 class event {
  public:
@@ -83,6 +88,14 @@ class event {
 struct stream_drain {
   cudaStream_t stream;
   ~stream_drain() { (void)cudaStreamSynchronize(stream); }
+};
+
+// Returns a temporary workspace's memory stream-ordered when the solve ends.
+struct release_on_exit {
+  std::optional<workspace>& storage;
+  ~release_on_exit() {
+    if (storage) storage->release();
+  }
 };
 
 unsigned grid_for(std::int64_t n) {
@@ -131,6 +144,8 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
   // allocation once it has served a solve on this plan), or a temporary one.
   std::optional<workspace> temporary;
   workspace& storage = ws != nullptr ? *ws : temporary.emplace();
+  // Returned stream-ordered: its destructor's cudaFree would wait for the whole device.
+  const release_on_exit give_back{temporary};
   const unsigned grid = grid_for(n);
   const cg_layout layout(n, sizeof(Value), grid, spmv_workspace_bytes(plan));
   char* const scratch = static_cast<char*>(storage.prepare(0, layout.total, stream).scratch);
@@ -144,7 +159,7 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
   std::optional<workspace> spmv_storage;
   if (layout.spmv_bytes > 0) spmv_storage.emplace(scratch + layout.spmv_at, layout.spmv_bytes);
   workspace* const spmv_ws = spmv_storage ? &*spmv_storage : nullptr;
-  pinned_report report;
+  cg_scalars* const report = pinned_report();
   event reported;
   stream_drain drain{stream};
   SCANKIT_CUDA_CHECK(cudaMemsetAsync(header, 0, sizeof(single_pass_header), stream));
@@ -153,10 +168,10 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
   const dense_vector<Value> ap_out{ap, n};
   const auto wait_for_report = [&] {
     SCANKIT_CUDA_CHECK(cudaEventSynchronize(reported.get()));
-    return *report.get();
+    return *report;
   };
   const auto copy_report = [&] {
-    SCANKIT_CUDA_CHECK(cudaMemcpyAsync(report.get(), scalars, sizeof(cg_scalars), cudaMemcpyDeviceToHost, stream));
+    SCANKIT_CUDA_CHECK(cudaMemcpyAsync(report, scalars, sizeof(cg_scalars), cudaMemcpyDeviceToHost, stream));
     SCANKIT_CUDA_CHECK(cudaEventRecord(reported.get(), stream));
   };
   // Ap = A p and alpha: what the next update needs. Touches only Ap and alpha (and the breakdown flag).

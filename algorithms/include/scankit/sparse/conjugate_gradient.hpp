@@ -29,7 +29,8 @@
 // workspace is grown stream-ordered, so one that has served a solve on the plan serves the next
 // ones without allocating. conjugate_gradient_workspace_bytes(plan) is the size for wrapped caller
 // memory (on the current device). With ws null a temporary workspace is taken and returned. Each
-// solve also takes a 40-byte pinned host buffer (cudaMallocHost) for the residual.
+// thread keeps a 40-byte pinned host buffer (cudaMallocHost) for the residual from its first solve
+// on (cudaFreeHost would wait for the whole device).
 //
 // A zero right-hand side gives x = 0 after 0 iterations. An empty matrix returns at once.
 // Bad input throws scankit::error before any launch, with b and x untouched: a matrix that is not
