@@ -113,10 +113,12 @@ struct cg_layout {
   static constexpr std::size_t align = 256;
   static std::size_t up(std::size_t bytes) { return (bytes + align - 1) / align * align; }
 
+  unsigned grid;  // blocks of the vector kernels, one partial sum each
   std::size_t vector_bytes, scalars_at, header_at, partials_at, spmv_at, spmv_bytes, total;
 
-  cg_layout(std::int64_t n, std::size_t value_bytes, unsigned grid, std::size_t spmv_workspace)
-      : vector_bytes(up(static_cast<std::size_t>(n) * value_bytes)),
+  cg_layout(std::int64_t n, std::size_t value_bytes, unsigned grid_, std::size_t spmv_workspace)
+      : grid(grid_),
+        vector_bytes(up(static_cast<std::size_t>(n) * value_bytes)),
         scalars_at(3 * vector_bytes),
         header_at(scalars_at + up(sizeof(cg_scalars))),
         partials_at(header_at + up(sizeof(single_pass_header))),
@@ -146,8 +148,8 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
   workspace& storage = ws != nullptr ? *ws : temporary.emplace();
   // Returned stream-ordered: its destructor's cudaFree would wait for the whole device.
   const release_on_exit give_back{temporary};
-  const unsigned grid = grid_for(n);
-  const cg_layout layout(n, sizeof(Value), grid, spmv_workspace_bytes(plan));
+  const cg_layout layout = layout_for(plan);
+  const unsigned grid = layout.grid;
   char* const scratch = static_cast<char*>(storage.prepare(0, layout.total, stream).scratch);
   Value* const r = reinterpret_cast<Value*>(scratch);
   Value* const p = reinterpret_cast<Value*>(scratch + layout.vector_bytes);
