@@ -19,6 +19,10 @@
 //   scankit          ... the plan's automatic choice (the counter `kernel`: 1 merge, 2 vector)
 //   one_call         scankit::sparse::spmv without a plan (offsets check, statistics and the wait
 //                    for them included)
+//   shape_<T>x<K>[_b<B>]  the merge-path kernel with another tile shape (T threads, K positions per
+//                    thread, at least B blocks per SM), launched through the device layer without a
+//                    plan (the partition is computed per call): for tuning, run with
+//                    --benchmark_filter=shape_
 // Counters: ms (median), gflops (2 nnz / time), frac_floor (copy time / this time),
 // vs_cusparse (the faster cuSPARSE algorithm's time / this time), plan_ms (scankit rows: the time
 // to build the plan, once, host clock around the constructor). Correctness guard: every scankit
@@ -49,6 +53,7 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include "scankit/device/sparse/spmv_dispatch.cuh"
 #include "scankit/sparse/csr_build.hpp"
 #include "scankit/sparse/generators.hpp"
 #include "scankit/sparse/matrix_market.hpp"
@@ -313,6 +318,25 @@ double relative_error(const matrix_data<Value>& m) {
   return norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
 }
 
+// The merge-path kernel in other tile shapes (docs/tuning.md).
+template <class Value>
+using shape_launcher = void (*)(const scankit::device_detail::spmv_arguments<int, Value>&);
+template <class Policy, class Value>
+void launch_shape(const scankit::device_detail::spmv_arguments<int, Value>& args) {
+  scankit::device_detail::run_spmv_merge<Policy>(args, nullptr, g_stream, g_ws);
+}
+template <class Value>
+shape_launcher<Value> shape_of(const std::string& row) {
+  using scankit::device_detail::spmv_merge_policy;
+  if (row == "shape_256x8") return launch_shape<spmv_merge_policy<256, 8>, Value>;
+  if (row == "shape_256x8_b8") return launch_shape<spmv_merge_policy<256, 8, 8>, Value>;
+  if (row == "shape_256x6") return launch_shape<spmv_merge_policy<256, 6>, Value>;
+  if (row == "shape_256x4") return launch_shape<spmv_merge_policy<256, 4>, Value>;
+  if (row == "shape_128x16") return launch_shape<spmv_merge_policy<128, 16>, Value>;
+  if (row == "shape_128x8") return launch_shape<spmv_merge_policy<128, 8>, Value>;
+  return nullptr;
+}
+
 template <class Value>
 void run_row(benchmark::State& state, const std::string& name, const std::string& row) {
   matrix_data<Value>& m = matrix<Value>(name);
@@ -333,6 +357,10 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
     cs = std::make_unique<cusparse_spmv<Value>>(m, alg2 ? m.y_ref.p : m.y.p,
                                                 alg2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1);
     launch = [&cs] { cs->run(); };
+  } else if (const auto shape = shape_of<Value>(row)) {
+    const scankit::device_detail::spmv_arguments<int, Value> args{
+        m.a->offsets(), m.a->columns(), m.a->values(), m.rows, m.cols, m.nnz, m.x.p, m.y.p, Value(1), Value(0)};
+    launch = [shape, args] { shape(args); };
   } else if (row == "one_call") {
     launch = [&m, x, y] { scankit::sparse::spmv(Value(1), *m.a, x, Value(0), y, g_stream, g_ws); };
   } else {
@@ -379,7 +407,8 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
 const std::vector<std::string> g_matrices = {"p2d4096_f32", "mdual_f32",  "rmat22_f32", "powerlaw_f32",
                                              "halfempty_f32", "p3d256_f64", "rmat22_f64"};
 const std::vector<std::string> g_rows = {"copy", "cusparse_alg2", "cusparse_alg1", "merge_path",
-                                         "vector", "scankit", "one_call"};
+                                         "vector", "scankit", "one_call", "shape_256x8", "shape_256x8_b8",
+                                         "shape_256x6", "shape_256x4", "shape_128x16", "shape_128x8"};
 
 void register_all() {
   for (const std::string& name : g_matrices) {

@@ -14,10 +14,8 @@
 #include "scankit/detail/check_arguments.hpp"
 #include "scankit/device/device/scan_dispatch.cuh"
 #include "scankit/device/sparse/csr_check_kernels.cuh"
-#include "scankit/device/sparse/merge_path.cuh"
-#include "scankit/device/sparse/spmv_merge_kernel.cuh"
+#include "scankit/device/sparse/spmv_dispatch.cuh"
 #include "scankit/device/sparse/spmv_transpose_kernel.cuh"
-#include "scankit/device/sparse/spmv_vector_kernel.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
 #include "scankit/sparse/csr_build.hpp"
@@ -29,18 +27,16 @@ namespace spmv_impl {
 
 namespace dd = scankit::device_detail;
 
-// The merge-path tile: 256 threads x 8 positions (docs/tuning.md).
-using merge_policy = dd::spmv_merge_policy<256, 8>;
+// The merge-path tile: 256 threads x 8 positions, 6 when a position's staged bytes (column, value
+// and row end) would not fit 48 KiB of shared memory (docs/tuning.md).
+template <class Index, class Value>
+using merge_policy = dd::spmv_merge_policy<256, (2 * sizeof(Index) + sizeof(Value) > 20) ? 6 : 8>;
 constexpr int vector_block_threads = 256;
 constexpr int transpose_items_per_thread = 8;
 
-inline long long merge_tiles(long long rows, long long nnz) {
-  return (rows + nnz + merge_policy::tile_items - 1) / merge_policy::tile_items;
-}
-
-template <class Value>
-std::size_t merge_states_bytes(long long tiles) {
-  return dd::round_up_256(dd::tile_state_scratch_bytes<scankit::segment_item<Value>>(static_cast<std::size_t>(tiles)));
+template <class Index, class Value>
+long long merge_tiles(const csr_view<Index, Value>& m) {
+  return dd::spmv_merge_tiles<merge_policy<Index, Value>>(m.rows, m.nonzeros);
 }
 
 template <class Index, class Value>
@@ -56,7 +52,7 @@ void check_matrix(const char* function, const csr_view<Index, Value>& a) {
   scankit::detail::check_pointer(function, "a.offsets", a.offsets, static_cast<std::int64_t>(a.rows) + 1);
   scankit::detail::check_pointer(function, "a.columns", a.columns, a.nonzeros);
   scankit::detail::check_pointer(function, "a.values", a.values, a.nonzeros);
-  if (merge_tiles(a.rows, a.nonzeros) > INT_MAX) {
+  if (merge_tiles(a) > INT_MAX) {
     throw error(std::string(function) + ": " + std::to_string(a.rows) + " rows and " + std::to_string(a.nonzeros) +
                 " nonzeros need more than 2^31 - 1 tiles");
   }
@@ -161,59 +157,14 @@ void scale(Value* y, long long n, Value beta, cudaStream_t stream) {
 }
 
 template <class Index, class Value>
-void launch_merge_partition(const csr_view<Index, Value>& m, long long tiles, dd::merge_coordinate* coordinates,
-                            cudaStream_t stream) {
-  const auto blocks = static_cast<unsigned>((tiles + 1 + 255) / 256);
-  dd::launch_kernel("merge_path_partition_kernel", dd::merge_path_partition_kernel<Index>, blocks, 256, stream,
-                    m.offsets, static_cast<long long>(m.rows), static_cast<long long>(m.nonzeros), tiles,
-                    static_cast<long long>(merge_policy::tile_items), coordinates);
-}
-
-// The merge-path kernel over m; `partition` from a plan, or nullptr to compute it into the workspace.
-template <class Index, class Value>
-void run_merge(const dd::spmv_arguments<Index, Value>& args, const csr_view<Index, Value>& m,
-               const dd::merge_coordinate* partition, cudaStream_t stream, workspace* ws) {
-  using item_t = scankit::segment_item<Value>;
-  const auto kernel = dd::spmv_merge_kernel<merge_policy, Index, Value>;
-  const long long tiles = merge_tiles(args.rows, args.nnz);
-  if (tiles <= 1) {
-    dd::launch_kernel("spmv_merge_kernel (single tile)", kernel, 1, merge_policy::block_threads, stream, args,
-                      static_cast<const dd::merge_coordinate*>(nullptr), dd::single_pass_context<item_t>{});
-    return;
-  }
-  const std::size_t states = merge_states_bytes<Value>(tiles);
-  const std::size_t partition_bytes = partition != nullptr ? 0 : static_cast<std::size_t>(tiles + 1) * sizeof(dd::merge_coordinate);
-  const scankit::detail::workspace_lease lease(ws, dd::tile_state_slots<item_t>(static_cast<std::size_t>(tiles)),
-                                               states + partition_bytes, stream);
-  const workspace_view view = lease.view();
-  if (partition == nullptr) {
-    auto* coordinates = reinterpret_cast<dd::merge_coordinate*>(static_cast<char*>(view.scratch) + states);
-    launch_merge_partition(m, tiles, coordinates, stream);
-    partition = coordinates;
-  }
-  const auto pass = dd::make_single_pass_context<item_t>(view, tiles, merge_policy::backoff);
-  dd::launch_kernel("spmv_merge_kernel (decoupled look-back)", kernel, static_cast<unsigned>(tiles),
-                    merge_policy::block_threads, stream, args, partition, pass);
-}
-
-template <int Width, class Index, class Value>
-void launch_vector(const dd::spmv_arguments<Index, Value>& args, cudaStream_t stream) {
-  constexpr long long rows_per_block = vector_block_threads / Width;
-  const long long needed = (args.rows + rows_per_block - 1) / rows_per_block;
-  const auto blocks = static_cast<unsigned>(std::clamp(needed, 1LL, 1LL << 20));  // grid-stride beyond
-  dd::launch_kernel("spmv_vector_kernel", dd::spmv_vector_kernel<Width, vector_block_threads, Index, Value>, blocks,
-                    vector_block_threads, stream, args);
+void run_merge(const dd::spmv_arguments<Index, Value>& args, const dd::merge_coordinate* partition,
+               cudaStream_t stream, workspace* ws) {
+  dd::run_spmv_merge<merge_policy<Index, Value>>(args, partition, stream, ws);
 }
 
 template <class Index, class Value>
 void run_vector(const dd::spmv_arguments<Index, Value>& args, int width, cudaStream_t stream) {
-  switch (width) {
-    case 2: launch_vector<2>(args, stream); break;
-    case 4: launch_vector<4>(args, stream); break;
-    case 8: launch_vector<8>(args, stream); break;
-    case 16: launch_vector<16>(args, stream); break;
-    default: launch_vector<32>(args, stream); break;
-  }
+  dd::run_spmv_vector<vector_block_threads>(args, width, stream);
 }
 
 template <class Index, class Value>
@@ -259,7 +210,7 @@ void spmv_once(Value alpha, const csr_view<Index, Value>& a, dense_vector<const 
   }
   const auto args = arguments_of(a, x.data, y.data, alpha, beta);
   if (resolved_kernel(options, s) == spmv_kernel::vector) return run_vector(args, resolved_width(options, s), stream);
-  run_merge(args, a, static_cast<const dd::merge_coordinate*>(nullptr), stream, ws);
+  run_merge(args, static_cast<const dd::merge_coordinate*>(nullptr), stream, ws);
 }
 
 template <class Index, class Value>
@@ -271,7 +222,7 @@ void spmv_planned(const spmv_plan<Index, Value>& plan, Value alpha, dense_vector
   const csr_view<Index, Value>& m = plan.operand();
   const auto args = arguments_of(m, x.data, y.data, alpha, beta);
   if (plan.kernel() == spmv_kernel::vector) return run_vector(args, plan.vector_width(), stream);
-  run_merge(args, m, static_cast<const dd::merge_coordinate*>(plan.partition()), stream, ws);
+  run_merge(args, static_cast<const dd::merge_coordinate*>(plan.partition()), stream, ws);
 }
 
 }  // namespace spmv_impl
@@ -328,13 +279,14 @@ spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_o
   }
   kernel_ = spmv_impl::resolved_kernel(options, operand_statistics);
   vector_width_ = spmv_impl::resolved_width(options, operand_statistics);
-  const long long tiles = spmv_impl::merge_tiles(operand_.rows, operand_.nonzeros);
+  const long long tiles = spmv_impl::merge_tiles(operand_);
   if (kernel_ == spmv_kernel::merge_path && tiles > 1) {
     const std::size_t bytes = static_cast<std::size_t>(tiles + 1) * sizeof(device_detail::merge_coordinate);
     SCANKIT_CUDA_CHECK(cudaMalloc(&partition_, bytes));
     device_bytes_ += bytes;
-    spmv_impl::launch_merge_partition(operand_, tiles, static_cast<device_detail::merge_coordinate*>(partition_),
-                                      stream);
+    device_detail::launch_merge_partition<spmv_impl::merge_policy<Index, Value>>(
+        operand_.offsets, static_cast<long long>(operand_.rows), static_cast<long long>(operand_.nonzeros),
+        static_cast<device_detail::merge_coordinate*>(partition_), stream);
   }
   SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
@@ -378,10 +330,10 @@ spmv_plan<Index, Value>& spmv_plan<Index, Value>::operator=(spmv_plan&& other) n
 template <class Index, class Value>
 std::size_t spmv_workspace_bytes(const spmv_plan<Index, Value>& plan) {
   namespace dd = scankit::device_detail;
-  const long long tiles = spmv_impl::merge_tiles(plan.operand().rows, plan.operand().nonzeros);
+  const long long tiles = spmv_impl::merge_tiles(plan.operand());
   if (plan.kernel() != spmv_kernel::merge_path || tiles <= 1) return 0;
   return workspace::bytes_needed(dd::tile_state_slots<scankit::segment_item<Value>>(static_cast<std::size_t>(tiles)),
-                                 spmv_impl::merge_states_bytes<Value>(tiles));
+                                 dd::spmv_merge_state_bytes<Value>(tiles));
 }
 
 }  // namespace scankit::sparse

@@ -2,8 +2,8 @@
 //
 // Tile t owns the positions [t * T, (t + 1) * T) of the merged list of row ends and nonzeros
 // (merge_path.cuh); its rows [row0, row1) end in it, its nonzeros [nz0, nz1) are summed in it.
-//   1. The block loads the tile's row ends and its products a_k * x[column_k] into shared memory,
-//      coalesced (each nonzero is read once, by one thread, at consecutive addresses).
+//   1. The block copies the tile's columns, values and row ends into shared memory (16-byte
+//      asynchronous copies, range_stage.cuh), then turns each value into its product a_k * x[column_k].
 //   2. Each thread finds its own K positions of the tile's list (a binary search in shared
 //      memory) and walks them: a nonzero adds its product to the running sum, a row end closes the
 //      row. A thread closes up to K rows; what it adds after its last row end (or everything, if it
@@ -22,8 +22,11 @@
 // that closes row r).
 #pragma once
 
+#include <type_traits>
+
 #include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan.cuh"
+#include "scankit/device/block/range_stage.cuh"
 #include "scankit/device/device/segmented_scan_kernel.cuh"
 #include "scankit/device/sparse/merge_path.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
@@ -57,11 +60,12 @@ struct spmv_arguments {
 };
 
 // x[column], or x[0] for a column outside [0, cols): a bad index gives a wrong product, never a
-// read outside x.
+// read outside x. (One unsigned compare in the index's own width.)
 template <class Index, class Value>
 __device__ __forceinline__ Value gather_x(const spmv_arguments<Index, Value>& a, Index column) {
-  const auto c = static_cast<unsigned long long>(static_cast<long long>(column));
-  return a.x[c < static_cast<unsigned long long>(a.cols) ? static_cast<long long>(c) : 0];
+  using unsigned_index = std::make_unsigned_t<Index>;
+  const auto c = static_cast<unsigned_index>(column);
+  return a.x[c < static_cast<unsigned_index>(a.cols) ? c : unsigned_index{0}];
 }
 
 template <class Index, class Value>
@@ -73,8 +77,11 @@ template <class Policy, class Index, class Value>
 struct spmv_merge_storage {
   using item_t = segment_item<Value>;
   using block_scan = block_scan_t<Policy::algorithm, item_t, Policy::block_threads>;
-  Index row_ends[Policy::tile_items];
-  Value products[Policy::tile_items];
+  using index_stage = range_stage<Index, Policy::block_threads>;
+  using value_stage = range_stage<Value, Policy::block_threads>;
+  alignas(16) Index columns[index_stage::capacity(Policy::tile_items)];
+  alignas(16) Value values[value_stage::capacity(Policy::tile_items)];  // the products after step 1
+  alignas(16) Index row_ends[index_stage::capacity(Policy::tile_items)];
   typename block_scan::storage scan;
   item_t tile_prefix;
   tile_ticket ticket;
@@ -102,32 +109,48 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const int tile_nonzeros = static_cast<int>(end.nonzero - begin.nonzero);
   const int tile_items = tile_rows + tile_nonzeros;
 
-  // 1. Row ends and products into shared memory: all loads first, then the gathers, then the stores.
+  // 1. Columns, values and row ends into shared memory (asynchronous 16-byte copies), then each
+  //    value times its x, in place.
+  const int column_at = storage_t::index_stage::issue(s.columns, a.columns, begin.nonzero, end.nonzero, a.nnz);
+  const int value_at = storage_t::value_stage::issue(s.values, a.values, begin.nonzero, end.nonzero, a.nnz);
+  const int end_at = storage_t::index_stage::issue(s.row_ends, a.offsets, begin.row + 1, end.row + 1, a.rows + 1);
+  storage_t::index_stage::wait();
+  __syncthreads();
   {
-    Index columns[K];
-    Value values[K];
+    Value x[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const int i = k * threads + static_cast<int>(threadIdx.x);
-      if (i < tile_nonzeros) {
-        columns[k] = a.columns[begin.nonzero + i];
-        values[k] = a.values[begin.nonzero + i];
-      }
-      if (i < tile_rows) s.row_ends[i] = a.offsets[begin.row + 1 + i];
+      const int j = k * threads + static_cast<int>(threadIdx.x);
+      if (j < tile_nonzeros) x[k] = gather_x(a, s.columns[column_at + j]);
     }
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const int i = k * threads + static_cast<int>(threadIdx.x);
-      if (i < tile_nonzeros) s.products[i] = values[k] * gather_x(a, columns[k]);
+      const int j = k * threads + static_cast<int>(threadIdx.x);
+      if (j < tile_nonzeros) s.values[value_at + j] *= x[k];
     }
   }
   __syncthreads();
+  const Value* products = s.values + value_at;
+  // Row r's end as a position among the tile's nonzeros (32-bit from here on).
+  const auto row_end = [&](int r) { return static_cast<int>(s.row_ends[end_at + r] - begin.nonzero); };
 
   // 2. This thread's positions of the tile's list.
   const int first = static_cast<int>(threadIdx.x) * K < tile_items ? static_cast<int>(threadIdx.x) * K : tile_items;
-  const merge_coordinate at = merge_path_search(first, s.row_ends, tile_rows, begin.nonzero, tile_nonzeros);
-  int row = static_cast<int>(at.row);
-  int nonzero = static_cast<int>(at.nonzero);
+  int row, nonzero;
+  {
+    int lo = first > tile_nonzeros ? first - tile_nonzeros : 0;
+    int hi = first < tile_rows ? first : tile_rows;
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (row_end(mid) <= first - mid - 1) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    row = lo;
+    nonzero = first - lo;
+  }
   const int first_row = row;
   Value running = Value(0);
   Value sums[K];
@@ -135,20 +158,17 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     if (first + k < tile_items) {
-      const bool row_end = nonzero >= tile_nonzeros ||
-                           (row < tile_rows && static_cast<long long>(s.row_ends[row]) <= begin.nonzero + nonzero);
-      if (row_end) {
+      if (nonzero >= tile_nonzeros || (row < tile_rows && row_end(row) <= nonzero)) {
         sums[k] = running;
         running = Value(0);
         ends |= 1u << k;
         ++row;
       } else {
-        running += s.products[nonzero];
+        running += products[nonzero];
         ++nonzero;
       }
     }
   }
-
   // 3. The open row's sum before this thread (block scan and look-back).
   const block_scan_result<item_t> scanned =
       storage_t::block_scan::scan(item_t{running, ends != 0 ? 1u : 0u}, s.scan, combine);

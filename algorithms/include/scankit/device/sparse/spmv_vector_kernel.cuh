@@ -5,6 +5,8 @@
 // barriers), but a row costs its own length: for matrices whose rows are about equally long.
 #pragma once
 
+#include <type_traits>
+
 #include "scankit/device/sparse/spmv_merge_kernel.cuh"  // spmv_arguments, gather_x, write_row
 
 namespace scankit::device_detail {
@@ -19,13 +21,18 @@ __global__ void __launch_bounds__(BlockThreads) spmv_vector_kernel(const spmv_ar
   const unsigned group_mask =
       Width == 32 ? 0xffffffffu : ((1u << Width) - 1u) << ((threadIdx.x & 31u) & ~static_cast<unsigned>(Width - 1));
   for (long long row = group; row < a.rows; row += groups) {
-    // Offsets outside [0, nnz] are clamped: a bad matrix reads nothing outside its arrays.
-    long long begin = static_cast<long long>(a.offsets[row]);
-    long long end = static_cast<long long>(a.offsets[row + 1]);
-    begin = begin < 0 ? 0 : (begin > a.nnz ? a.nnz : begin);
-    end = end < begin ? begin : (end > a.nnz ? a.nnz : end);
+    // Offsets outside [0, nnz] are clamped: a bad matrix reads nothing outside its arrays. The
+    // row's loop runs in the index type (32-bit arithmetic for int32 matrices).
+    Index begin = a.offsets[row];
+    Index end = a.offsets[row + 1];
+    const auto nnz = static_cast<Index>(a.nnz);
+    begin = begin < Index(0) ? Index(0) : (begin > nnz ? nnz : begin);
+    end = end < begin ? begin : (end > nnz ? nnz : end);
     Value sum = Value(0);
-    for (long long k = begin + lane; k < end; k += Width) sum += a.values[k] * gather_x(a, a.columns[k]);
+    using unsigned_index = std::make_unsigned_t<Index>;  // k + Width may pass the largest Index
+    for (auto k = static_cast<unsigned_index>(begin) + lane; k < static_cast<unsigned_index>(end); k += Width) {
+      sum += a.values[k] * gather_x(a, a.columns[k]);
+    }
 #pragma unroll
     for (int offset = Width / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(group_mask, sum, offset, Width);
     if (lane == 0) write_row(a, row, sum);

@@ -1,0 +1,93 @@
+// Device layer of the sparse module: the SpMV launches, host side, for any kernel shape (the
+// library's tuned shapes are in algorithms/src/sparse/spmv_impl.cuh; docs/tuning.md).
+//   spmv_merge_tiles          tiles of the merge-path kernel over rows + nnz positions
+//   launch_merge_partition    the tiles' merge coordinates (a plan keeps them)
+//   run_spmv_merge            the merge-path kernel: one block without a workspace when the
+//                             matrix fits one tile, else one single-pass launch whose tile states
+//                             (and, without a plan's partition, the partition) live in the workspace
+//   run_spmv_vector           the vector kernel for a row group of `width` lanes
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include <cuda_runtime.h>
+
+#include "scankit/device/device/scan_dispatch.cuh"  // make_single_pass_context, round_up_256
+#include "scankit/device/sparse/merge_path.cuh"
+#include "scankit/device/sparse/spmv_merge_kernel.cuh"
+#include "scankit/device/sparse/spmv_vector_kernel.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/workspace.hpp"
+
+namespace scankit::device_detail {
+
+template <class Policy>
+long long spmv_merge_tiles(long long rows, long long nnz) {
+  return (rows + nnz + Policy::tile_items - 1) / Policy::tile_items;
+}
+
+// Scratch bytes of the tile states of a launch of `tiles` tiles.
+template <class Value>
+std::size_t spmv_merge_state_bytes(long long tiles) {
+  return round_up_256(tile_state_scratch_bytes<segment_item<Value>>(static_cast<std::size_t>(tiles)));
+}
+
+template <class Policy, class Index>
+void launch_merge_partition(const Index* offsets, long long rows, long long nnz, merge_coordinate* coordinates,
+                            cudaStream_t stream) {
+  const long long tiles = spmv_merge_tiles<Policy>(rows, nnz);
+  const auto blocks = static_cast<unsigned>((tiles + 1 + 255) / 256);
+  launch_kernel("merge_path_partition_kernel", merge_path_partition_kernel<Index>, blocks, 256, stream, offsets, rows,
+                nnz, tiles, static_cast<long long>(Policy::tile_items), coordinates);
+}
+
+// `partition` from a plan made for the same Policy, or nullptr to compute it into the workspace.
+template <class Policy, class Index, class Value>
+void run_spmv_merge(const spmv_arguments<Index, Value>& args, const merge_coordinate* partition, cudaStream_t stream,
+                    workspace* ws) {
+  using item_t = segment_item<Value>;
+  const auto kernel = spmv_merge_kernel<Policy, Index, Value>;
+  const long long tiles = spmv_merge_tiles<Policy>(args.rows, args.nnz);
+  if (tiles <= 1) {
+    launch_kernel("spmv_merge_kernel (single tile)", kernel, 1, Policy::block_threads, stream, args,
+                  static_cast<const merge_coordinate*>(nullptr), single_pass_context<item_t>{});
+    return;
+  }
+  const std::size_t states = spmv_merge_state_bytes<Value>(tiles);
+  const std::size_t partition_bytes =
+      partition != nullptr ? 0 : static_cast<std::size_t>(tiles + 1) * sizeof(merge_coordinate);
+  const detail::workspace_lease lease(ws, tile_state_slots<item_t>(static_cast<std::size_t>(tiles)),
+                                      states + partition_bytes, stream);
+  const workspace_view view = lease.view();
+  if (partition == nullptr) {
+    auto* coordinates = reinterpret_cast<merge_coordinate*>(static_cast<char*>(view.scratch) + states);
+    launch_merge_partition<Policy>(args.offsets, args.rows, args.nnz, coordinates, stream);
+    partition = coordinates;
+  }
+  const auto pass = make_single_pass_context<item_t>(view, tiles, Policy::backoff);
+  launch_kernel("spmv_merge_kernel (decoupled look-back)", kernel, static_cast<unsigned>(tiles), Policy::block_threads,
+                stream, args, partition, pass);
+}
+
+template <int Width, int BlockThreads, class Index, class Value>
+void launch_spmv_vector(const spmv_arguments<Index, Value>& args, cudaStream_t stream) {
+  constexpr long long rows_per_block = BlockThreads / Width;
+  const long long needed = (args.rows + rows_per_block - 1) / rows_per_block;
+  const auto blocks = static_cast<unsigned>(std::clamp(needed, 1LL, 1LL << 20));  // grid-stride beyond
+  launch_kernel("spmv_vector_kernel", spmv_vector_kernel<Width, BlockThreads, Index, Value>, blocks, BlockThreads,
+                stream, args);
+}
+
+template <int BlockThreads, class Index, class Value>
+void run_spmv_vector(const spmv_arguments<Index, Value>& args, int width, cudaStream_t stream) {
+  switch (width) {
+    case 2: launch_spmv_vector<2, BlockThreads>(args, stream); break;
+    case 4: launch_spmv_vector<4, BlockThreads>(args, stream); break;
+    case 8: launch_spmv_vector<8, BlockThreads>(args, stream); break;
+    case 16: launch_spmv_vector<16, BlockThreads>(args, stream); break;
+    default: launch_spmv_vector<32, BlockThreads>(args, stream); break;
+  }
+}
+
+}  // namespace scankit::device_detail
