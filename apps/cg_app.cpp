@@ -81,20 +81,6 @@ struct progress_printer {
   }
 };
 
-// The generator's triplets are sorted by row, then column, without duplicates: CSR by counting.
-template <class Value>
-scankit::sparse::csr_matrix_host<index_t, Value> host_csr(const scankit::sparse::coo_matrix_host<index_t, Value>& coo) {
-  scankit::sparse::csr_matrix_host<index_t, Value> csr;
-  csr.rows = coo.rows;
-  csr.cols = coo.cols;
-  csr.offsets.assign(static_cast<std::size_t>(coo.rows) + 1, 0);
-  for (index_t r : coo.row) ++csr.offsets[static_cast<std::size_t>(r) + 1];
-  for (std::size_t r = 0; r < static_cast<std::size_t>(coo.rows); ++r) csr.offsets[r + 1] += csr.offsets[r];
-  csr.columns = coo.col;
-  csr.values = coo.value;
-  return csr;
-}
-
 // ||b - A x|| / ||b|| in double.
 template <class Value>
 double true_relative_residual(const scankit::sparse::csr_matrix_host<index_t, Value>& a, const std::vector<Value>& b,
@@ -158,7 +144,7 @@ std::pair<scankit::sparse::cg_result, double> solve_on_gpu(const scankit::sparse
 template <class Value>
 int run(const app_options& o) {
   const auto coo = scankit::sparse::poisson_2d<index_t, Value>(o.grid);
-  const auto a = host_csr(coo);
+  const auto a = scankit::sparse::csr_from_sorted_coo(coo);
   const std::int64_t n = coo.rows;
   const bool gpu = !o.host && scankit::cuda_device_available();
   std::printf("Poisson 2D %lld^2: %lld rows, %zu nonzeros, %s values; b = all ones, x = 0 to start\n",

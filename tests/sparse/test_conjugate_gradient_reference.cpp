@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scankit/reference/conjugate_gradient_reference.hpp"
+#include "scankit/sparse/csr.hpp"
 #include "scankit/sparse/generators.hpp"
 
 namespace {
@@ -16,16 +17,9 @@ namespace {
 using scankit::sparse::cg_options;
 using scankit::sparse::csr_matrix_host;
 
-// The generator's triplets are sorted by row, then column: CSR by counting.
 csr_matrix_host<std::int32_t, double> poisson(std::int64_t grid, double sign = 1.0) {
-  const auto coo = scankit::sparse::poisson_2d<std::int32_t, double>(grid);
-  csr_matrix_host<std::int32_t, double> a;
-  a.rows = a.cols = coo.rows;
-  a.offsets.assign(static_cast<std::size_t>(coo.rows) + 1, 0);
-  for (std::int32_t r : coo.row) ++a.offsets[static_cast<std::size_t>(r) + 1];
-  for (std::size_t r = 0; r < static_cast<std::size_t>(coo.rows); ++r) a.offsets[r + 1] += a.offsets[r];
-  a.columns = coo.col;
-  for (double v : coo.value) a.values.push_back(sign * v);
+  auto a = scankit::sparse::csr_from_sorted_coo(scankit::sparse::poisson_2d<std::int32_t, double>(grid));
+  for (double& v : a.values) v *= sign;
   return a;
 }
 

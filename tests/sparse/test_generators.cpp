@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scankit/error.hpp"
+#include "scankit/sparse/csr.hpp"
 #include "scankit/sparse/generators.hpp"
 
 namespace {
@@ -102,6 +103,21 @@ TEST(Rmat, RejectsBadParameters) {
   p = {};
   p.scale = 41;
   EXPECT_THROW((rmat<std::int64_t, float>(p)), scankit::error);
+}
+
+// The host CSR of sorted triplets: Poisson 2D of a 3 x 3 grid (rows of 3, 4 and 5 entries).
+TEST(CsrFromSortedCoo, PoissonAndBadOrder) {
+  const auto coo = poisson_2d<std::int32_t, double>(3);
+  const auto a = scankit::sparse::csr_from_sorted_coo(coo);
+  EXPECT_EQ(a.offsets, (std::vector<std::int32_t>{0, 3, 7, 10, 14, 19, 23, 26, 30, 33}));
+  EXPECT_EQ(a.columns, coo.col);
+  EXPECT_EQ(a.values, coo.value);
+  auto unsorted = coo;
+  std::swap(unsorted.row[0], unsorted.row[5]);
+  EXPECT_THROW(scankit::sparse::csr_from_sorted_coo(unsorted), scankit::error);
+  auto outside = coo;
+  outside.row.back() = 9;
+  EXPECT_THROW(scankit::sparse::csr_from_sorted_coo(outside), scankit::error);
 }
 
 }  // namespace

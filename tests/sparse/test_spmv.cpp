@@ -70,19 +70,6 @@ csr_matrix_host<Index, Value> random_csr(const std::vector<std::int64_t>& length
 }
 
 template <class Index, class Value>
-csr_matrix_host<Index, Value> csr_from_coo(const sparse::coo_matrix_host<Index, Value>& coo) {
-  csr_matrix_host<Index, Value> a;  // the generators' triplets are sorted by row, then column
-  a.rows = coo.rows;
-  a.cols = coo.cols;
-  a.offsets.assign(static_cast<std::size_t>(coo.rows) + 1, 0);
-  for (Index r : coo.row) ++a.offsets[static_cast<std::size_t>(r) + 1];
-  std::partial_sum(a.offsets.begin(), a.offsets.end(), a.offsets.begin());
-  a.columns = coo.col;
-  a.values = coo.value;
-  return a;
-}
-
-template <class Index, class Value>
 struct device_matrix {
   device_buffer<Index> offsets, columns;
   device_buffer<Value> values;
@@ -287,8 +274,8 @@ TEST(Spmv, AlphaBetaEdgeValues) {
 TEST(Spmv, PoissonAndRmatFromGenerators) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
-  const auto p2 = csr_from_coo(sparse::poisson_2d<std::int32_t, float>(300));
-  const auto p3 = csr_from_coo(sparse::poisson_3d<std::int64_t, double>(40));
+  const auto p2 = sparse::csr_from_sorted_coo(sparse::poisson_2d<std::int32_t, float>(300));
+  const auto p3 = sparse::csr_from_sorted_coo(sparse::poisson_3d<std::int64_t, double>(40));
   sparse::rmat_parameters rp;
   rp.scale = 15;
   rp.seed = seed;
@@ -307,7 +294,7 @@ TEST(Spmv, PoissonAndRmatFromGenerators) {
     sorted.col.push_back(rmat_coo.col[i]);
     sorted.value.push_back(rmat_coo.value[i]);
   }
-  const auto rmat = csr_from_coo(sorted);
+  const auto rmat = sparse::csr_from_sorted_coo(sorted);
   for (const auto& options : {merge, automatic, vector_of(0), transposed}) {
     check_spmv(p2, options, true, 1.0f, 0.0f, seed, "poisson 2d 300");
     check_spmv(p3, options, true, 1.0, 0.0, seed, "poisson 3d 40 (int64, double)");
@@ -320,7 +307,7 @@ TEST(Spmv, MetisGraphMdual) {
   const std::filesystem::path file = "/usr/share/doc/libmetis-dev/examples/graphs/mdual.graph";
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "libmetis-doc is not installed";
   const auto g = sparse::read_metis_graph<std::int32_t, float>(file.string());
-  const auto a = csr_from_coo(g);
+  const auto a = sparse::csr_from_sorted_coo(g);
   for (const auto& options : {merge, automatic, vector_of(0)}) check_spmv(a, options, true, 1.0f, 0.0f, 7, "mdual");
 }
 
@@ -392,6 +379,10 @@ TEST(Spmv, StatisticsAndKernelChoice) {
   EXPECT_EQ(s.empty_rows, 3);
   const sparse::spmv_plan<std::int32_t, float> plan(d.view);
   EXPECT_EQ(plan.kernel(), spmv_kernel::merge_path);  // empty rows: uneven
+  const auto even = random_csr<std::int32_t, float>(std::vector<std::int64_t>(1000, 5), 100, 2);
+  device_matrix<std::int32_t, float> de(even);
+  const sparse::spmv_plan<std::int32_t, float> alike(de.view);
+  EXPECT_EQ(alike.kernel(), spmv_kernel::vector);  // rows all alike
   const sparse::spmv_plan<std::int32_t, float> forced(d.view, vector_of(16));
   EXPECT_EQ(forced.kernel(), spmv_kernel::vector);
   EXPECT_EQ(forced.vector_width(), 16);

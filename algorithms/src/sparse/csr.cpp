@@ -85,6 +85,33 @@ csr_matrix_host<Index, Value> device_csr<Index, Value>::download() const {
   return host;
 }
 
+template <class Index, class Value>
+csr_matrix_host<Index, Value> csr_from_sorted_coo(const coo_matrix_host<Index, Value>& coo) {
+  csr_matrix_host<Index, Value> a;
+  a.rows = coo.rows;
+  a.cols = coo.cols;
+  a.offsets.assign(static_cast<std::size_t>(coo.rows < 0 ? 0 : coo.rows) + 1, 0);
+  Index previous = 0;
+  for (std::size_t k = 0; k < coo.row.size(); ++k) {
+    const Index r = coo.row[k];
+    if (r < previous || r >= coo.rows) {
+      throw error("scankit::sparse::csr_from_sorted_coo: triplet " + std::to_string(k) + " has row " +
+                  std::to_string(r) + (r < previous ? " after row " + std::to_string(previous) : " outside the matrix"));
+    }
+    previous = r;
+    ++a.offsets[static_cast<std::size_t>(r) + 1];
+  }
+  for (std::size_t r = 1; r < a.offsets.size(); ++r) a.offsets[r] += a.offsets[r - 1];
+  a.columns = coo.col;
+  a.values = coo.value;
+  return a;
+}
+
+template csr_matrix_host<std::int32_t, float> csr_from_sorted_coo(const coo_matrix_host<std::int32_t, float>&);
+template csr_matrix_host<std::int32_t, double> csr_from_sorted_coo(const coo_matrix_host<std::int32_t, double>&);
+template csr_matrix_host<std::int64_t, float> csr_from_sorted_coo(const coo_matrix_host<std::int64_t, float>&);
+template csr_matrix_host<std::int64_t, double> csr_from_sorted_coo(const coo_matrix_host<std::int64_t, double>&);
+
 template class device_csr<std::int32_t, float>;
 template class device_csr<std::int32_t, double>;
 template class device_csr<std::int64_t, float>;

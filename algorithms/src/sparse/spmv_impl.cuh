@@ -136,11 +136,12 @@ inline int vector_width_for(const csr_row_statistics& s) {
   return width;
 }
 
-// The automatic choice: rows about equally long go to the vector kernel (docs/spmv.md).
+// The automatic choice: rows about equally long and none empty go to the vector kernel, the rest
+// to merge_path (docs/spmv.md has the measurements behind it).
 inline spmv_kernel choose_kernel(const csr_row_statistics& s) {
   const double mean = s.mean_row_length();
   const bool even_rows = s.rows > 0 && static_cast<double>(s.max_row_length) <= 2.0 * mean + 8.0 && s.empty_rows == 0;
-  return even_rows && mean >= 8.0 ? spmv_kernel::vector : spmv_kernel::merge_path;
+  return even_rows ? spmv_kernel::vector : spmv_kernel::merge_path;
 }
 
 template <class Index, class Value>

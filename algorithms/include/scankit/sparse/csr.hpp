@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "scankit/sparse/matrix_market.hpp"  // coo_matrix_host
+
 namespace scankit::sparse {
 
 template <class Index, class Value>
@@ -21,6 +23,12 @@ struct csr_matrix_host {
 
   std::size_t nonzeros() const { return values.size(); }
 };
+
+// The host CSR form of triplets already sorted by row (as the generators and the Matrix Market and
+// METIS readers give them): row offsets by counting, columns and values as they are (duplicates
+// kept). Throws scankit::error if a row is outside [0, rows) or the rows are not in order.
+template <class Index, class Value>
+csr_matrix_host<Index, Value> csr_from_sorted_coo(const coo_matrix_host<Index, Value>& coo);
 
 // A CSR matrix whose arrays live in device memory and belong to it (cudaMalloc / cudaFree;
 // movable, not copyable). Allocation failures throw scankit::cuda_error.

@@ -1,0 +1,18 @@
+# What scankit must not do to a project that includes it (add_subdirectory or FetchContent).
+# Call with the build type and C++ compiler launcher the parent had before including scankit.
+function(scankit_check_subproject parent_build_type parent_launcher)
+  if(NOT "${CMAKE_BUILD_TYPE}" STREQUAL "${parent_build_type}")
+    message(FATAL_ERROR "scankit changed the parent's build type from '${parent_build_type}' to '${CMAKE_BUILD_TYPE}'")
+  endif()
+  if(NOT "${CMAKE_CXX_COMPILER_LAUNCHER}" STREQUAL "${parent_launcher}")
+    message(FATAL_ERROR "scankit changed the parent's compiler launcher to '${CMAKE_CXX_COMPILER_LAUNCHER}'")
+  endif()
+  foreach(target test_spmv bench_scan scankit_cli)
+    if(TARGET ${target})
+      message(FATAL_ERROR "scankit as a subproject defines ${target}: tests, benchmarks and apps are for the top level only")
+    endif()
+  endforeach()
+  if(NOT TARGET scankit::scankit)
+    message(FATAL_ERROR "scankit::scankit is missing: the same name as find_package(scankit) gives")
+  endif()
+endfunction()
