@@ -13,6 +13,7 @@ int run_sort_app(int argc, char** argv);     // sort_app.cpp
 int run_csr_app(int argc, char** argv);      // csr_app.cpp
 int run_cg_app(int argc, char** argv);       // cg_app.cpp
 int run_spmv_app(int argc, char** argv);     // spmv_app.cpp
+int run_sample_app(int argc, char** argv);   // sample_app.cpp
 int run_lab(int argc, char** argv);        // lab/lab_main.cpp
 
 namespace {
@@ -37,6 +38,9 @@ void print_usage(std::ostream& os) {
         "          and timings (`scankit csr --help` lists its options)\n"
         "  spmv    sparse matrix times vector: every SpMV kernel and cuSPARSE on a read or generated\n"
         "          matrix, each checked against the host, with GFLOP/s and ratios (`scankit spmv --help`)\n"
+        "  sample  draw from a discrete distribution (a weights file or a generated Zipf) on the GPU and\n"
+        "          print the histogram of the draws against the expected counts with the chi-square\n"
+        "          statistic; --plot writes a PNG (`scankit sample --help` lists its options)\n"
         "  cg      solve a generated Poisson problem by conjugate gradient on the GPU, printing the\n"
         "          residual of every iteration and the time per iteration (`scankit cg --help`)\n"
         "  doctor  print the library version, the CUDA runtime and driver, every GPU and the kernels\n"
@@ -66,6 +70,7 @@ int main(int argc, char** argv) {
     if (command == "csr") return run_csr_app(argc - 1, argv + 1);
     if (command == "cg") return run_cg_app(argc - 1, argv + 1);
     if (command == "spmv") return run_spmv_app(argc - 1, argv + 1);
+    if (command == "sample") return run_sample_app(argc - 1, argv + 1);
     if (command == "lab") return run_lab(argc - 1, argv + 1);
   } catch (const scankit::error& e) {
     std::cerr << "scankit: " << e.what() << "\n";

@@ -20,14 +20,6 @@ std::vector<T> sampling_weights(std::int64_t n, double zero_fraction, std::uint6
   return w;
 }
 
-// Zipf weights 1 / (i + 1)^s: a few bins own long stretches of the guide table.
-template <class T>
-std::vector<T> zipf_weights(std::int64_t n, double s) {
-  std::vector<T> w(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) w[i] = static_cast<T>(1.0 / std::pow(double(i + 1), s));
-  return w;
-}
-
 // Upper critical value of chi-square with k degrees of freedom for false-failure rate alpha given
 // by its normal quantile z (Wilson-Hilferty; accurate to about 1% for k >= 10).
 inline double chi_square_critical(double k, double z) {

@@ -74,7 +74,7 @@ TEST(SamplingStatistics, ChiSquareOnThousandBins) {
 TEST(SamplingStatistics, KolmogorovSmirnovOnZipfBinIndex) {
   SCANKIT_REQUIRE_GPU();
   const std::int64_t n = 1 << 20, draws = 10'000'000;
-  const std::vector<float> w = scankit::testing::zipf_weights<float>(n, 1.05);
+  const std::vector<float> w = scankit::reference::zipf_weights<float>(n, 1.05);
   device_buffer<float> d_w(w);
   scankit::sampling_table table;
   scankit::build_sampling_table(d_w.data(), n, table);

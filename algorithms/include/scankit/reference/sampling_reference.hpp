@@ -42,6 +42,14 @@ inline std::int32_t inverse_cdf(const std::vector<double>& cdf, double u) {
   return static_cast<std::int32_t>(std::upper_bound(cdf.begin(), cdf.end(), target) - cdf.begin());
 }
 
+// Zipf weights 1 / (i + 1)^s for i < n (the apps' and benchmarks' skewed distribution).
+template <class T = double>
+std::vector<T> zipf_weights(std::int64_t n, double s) {
+  std::vector<T> w(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) w[i] = static_cast<T>(1.0 / std::pow(double(i + 1), s));
+  return w;
+}
+
 // What scankit::sample gives for a table built from these weights (-1 for every draw if bad).
 template <class T>
 std::vector<std::int32_t> sample(const T* w, std::int64_t n, std::int64_t count, std::uint64_t seed,
@@ -79,6 +87,24 @@ std::vector<std::int32_t> sample_segments(const T* w, const std::vector<std::int
     for (std::int64_t d = draw_offsets[s]; d < draw_offsets[s + 1]; ++d)
       out[d] = inverse_cdf(cdf, detail::philox_uniform(seed, offset + d));
   }
+  return out;
+}
+
+// What scankit::sample_without_replacement gives: the k smallest keys -log(u_i) / w_i, ties by index.
+template <class T>
+std::vector<std::int32_t> sample_without_replacement(const T* w, std::int64_t n, std::int64_t k, std::uint64_t seed,
+                                                     std::uint64_t offset) {
+  std::vector<std::int32_t> out(static_cast<std::size_t>(k), -1);
+  std::vector<double> key(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!(w[i] >= T(0)) || std::isinf(w[i])) return out;
+    key[i] = -std::log(detail::philox_uniform(seed, offset + i) + 0x1.0p-54) / double(w[i]);
+  }
+  std::vector<std::int32_t> order(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return key[a] < key[b]; });
+  for (std::int64_t r = 0; r < k; ++r)
+    if (key[order[r]] < HUGE_VAL) out[r] = order[r];
   return out;
 }
 
