@@ -36,6 +36,7 @@ struct block_double_scan {
   static constexpr int warps = Threads / 32;
   struct storage {
     double warp[warps];
+    double total;
   };
 
   template <class Op>
@@ -49,18 +50,19 @@ struct block_double_scan {
     }
     if (lane == 31) s.warp[warp] = inclusive;
     __syncthreads();
-    // Every thread folds the warp totals left to right itself (at most 32 broadcast reads): the
-    // same order, so the same bits, in every thread and every kernel, and no second barrier.
-    double before_warp = identity, all = identity;
-#pragma unroll
-    for (int w = 0; w < warps; ++w) {
-      const double t = s.warp[w];
-      if (w == warp) before_warp = all;
-      all = w == 0 ? t : op(all, t);
+    if (threadIdx.x == 0) {  // at most 32 warp totals: a serial pass is short and fixes the order
+      double run = identity;
+      for (int w = 0; w < warps; ++w) {
+        const double t = s.warp[w];
+        s.warp[w] = run;
+        run = w == 0 ? t : op(run, t);
+      }
+      s.total = run;
     }
+    __syncthreads();
     const double before_lane = __shfl_up_sync(0xffffffffu, inclusive, 1);
-    const double result = lane == 0 ? before_warp : (warp == 0 ? before_lane : op(before_warp, before_lane));
-    total = all;
+    const double result = lane == 0 ? s.warp[warp] : (warp == 0 ? before_lane : op(s.warp[warp], before_lane));
+    total = s.total;
     __syncthreads();  // the storage may be reused right after
     return result;
   }
