@@ -119,23 +119,11 @@ struct tile_walker {
   using scan = block_double_scan<tile_threads>;
   double carry = 0.0;
 
-  // All of the tile's items, loaded at the first sub-tile: one block of 256 threads then has 16 KiB
-  // (32 KiB for double) of loads in flight instead of a sub-tile's 4 KiB between barriers, which is
-  // what it takes to cover the memory latency at full bandwidth. Callers unroll the sub-tile loop
-  // so that this stays in registers.
-  T loaded[subtiles][items_per_thread];
-
   // Sub-tile `sub` of the tile whose first item is `tile_begin` (items up to `end`).
-  __device__ __forceinline__ void step(const Source& src, std::int64_t tile_begin, std::int64_t end, int sub,
-                                       typename scan::storage& s, T (&v)[items_per_thread], double (&L)[items_per_thread],
-                                       bool& bad) {
-    if (sub == 0) {
-#pragma unroll
-      for (int k = 0; k < subtiles; ++k)
-        src.load(tile_begin + std::int64_t(k) * subtile_items + threadIdx.x * items_per_thread, end, loaded[k]);
-    }
-#pragma unroll
-    for (int k = 0; k < items_per_thread; ++k) v[k] = loaded[sub][k];
+  __device__ void step(const Source& src, std::int64_t tile_begin, std::int64_t end, int sub, typename scan::storage& s,
+                       T (&v)[items_per_thread], double (&L)[items_per_thread], bool& bad) {
+    const std::int64_t first = tile_begin + std::int64_t(sub) * subtile_items + threadIdx.x * items_per_thread;
+    src.load(first, end, v);
     double r[items_per_thread];
     double run = 0.0;
 #pragma unroll
@@ -156,7 +144,7 @@ struct tile_walker {
 // fl(base + L) of a non-zero weight up to item k). `carry` is the CDF value before the sub-tile and
 // becomes the one after it; the return value is the CDF value of the item before this thread's first.
 template <class Source>
-__device__ __forceinline__ double cdf_step(tile_walker<Source>& walker, const Source& src, std::int64_t tile_begin, std::int64_t end,
+__device__ double cdf_step(tile_walker<Source>& walker, const Source& src, std::int64_t tile_begin, std::int64_t end,
                            int sub, double base, double& carry, typename block_double_scan<tile_threads>::storage& s,
                            typename Source::value_type (&v)[items_per_thread], double (&value)[items_per_thread]) {
   using T = typename Source::value_type;
