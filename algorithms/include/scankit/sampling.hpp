@@ -20,8 +20,8 @@
 // [0, 1), scankit/detail/philox.hpp) and returns the smallest bin i with cdf[i] > u * total, where
 // cdf[i] = w[0] + ... + w[i] accumulated in double. A zero-weight bin is never returned; u near 0
 // and near 1 map to the first and the last bins of non-zero weight. A bin whose weight is below
-// 2^-53 of the running sum before it can be absorbed by rounding (it is then never drawn); float
-// weights never are for fewer than 2^29 bins of comparable size. Draws depend only on (weights,
+// 2^-53 of the running sum before it can be absorbed by rounding (it is then never drawn): with at
+// most 2^31 bins, no weight above 2^-22 of the largest is. Draws depend only on (weights,
 // seed, offset + k): drawing n1 with offset o and then n2 with offset o + n1 gives the same draws as
 // n1 + n2 with offset o. sample_rows uses counter offset + row; sample_segments offset + the draw's
 // position in `out`.

@@ -2,9 +2,9 @@
 //
 // A tile is 4096 weights: four sub-tiles of 256 threads x 4 consecutive items (so loads and the
 // double stores of the CDF are coalesced without a shared-memory transpose). Sums accumulate in
-// double: float weights lose nothing below 2^29 bins of similar size (53 - 24 bits), and a
-// compensated float sum would still leave the CDF itself in float, which cannot tell 2^24 bins
-// apart near 1.
+// double: a bin is lost only below 2^-53 of the sum before it (with at most 2^31 bins, never above
+// 2^-22 of the largest weight), while a compensated float sum would still leave the CDF itself in
+// float, which cannot tell 2^24 bins apart near 1.
 //
 // Why the CDF is repaired with a running maximum: a parallel sum adds in a tree order, so the
 // value at item i + 1 is not fl(value at i + w[i + 1]) and may come out an ulp below it. The
