@@ -147,14 +147,14 @@ csr_matrix_host<int, Value> csr_of_lengths(const std::vector<int>& lengths, int 
   return a;
 }
 
+const char* const kMdualPath = "/usr/share/doc/libmetis-dev/examples/graphs/mdual.graph";
+
 template <class Value>
 csr_matrix_host<int, Value> make_host_matrix(const std::string& name) {
   if (name == "p2d4096") return scankit::sparse::csr_from_sorted_coo(scankit::sparse::poisson_2d<int, Value>(4096));
   if (name == "p3d256") return scankit::sparse::csr_from_sorted_coo(scankit::sparse::poisson_3d<int, Value>(256));
   if (name == "mdual") {
-    const char* path = "/usr/share/doc/libmetis-dev/examples/graphs/mdual.graph";
-    if (!std::filesystem::exists(path)) throw std::runtime_error("libmetis-doc is not installed (mdual.graph)");
-    return scankit::sparse::csr_from_sorted_coo(scankit::sparse::read_metis_graph<int, Value>(path));
+    return scankit::sparse::csr_from_sorted_coo(scankit::sparse::read_metis_graph<int, Value>(kMdualPath));
   }
   std::vector<int> lengths;
   if (name == "powerlaw") {
@@ -450,6 +450,10 @@ const std::vector<std::string> g_rows = {"copy", "cusparse_alg2", "cusparse_alg1
 
 void register_all() {
   for (const std::string& name : g_matrices) {
+    if (name == "mdual_f32" && !std::filesystem::exists(kMdualPath)) {
+      std::fprintf(stderr, "bench_spmv: %s not found (libmetis-doc): the mdual rows are left out\n", kMdualPath);
+      continue;
+    }
     for (const std::string& row : g_rows) {
       const bool f64 = name.size() > 4 && name.compare(name.size() - 4, 4, "_f64") == 0;
       benchmark::RegisterBenchmark((name + "/" + row).c_str(),

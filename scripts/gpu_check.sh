@@ -7,7 +7,8 @@
 #   tests      ctest -L gpu (the GPU suite)                          -> OUTDIR/gpu_tests.log
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on a scan test binary, a
 #              compaction test binary (test_select_if), the radix sort's (test_radix_sort) and the
-#              segmented scan's, reduction's and reduce-by-key's, at small sizes
+#              segmented scan's, reduction's and reduce-by-key's, SpMV's and the conjugate
+#              gradient's, at small sizes
 #                                                                    -> OUTDIR/sanitizer.log
 #   bench      bench/bench_scan with JSON output                     -> OUTDIR/bench.log, bench_scan.json
 #   compare    (not in the default STEPS) bench/bench_scan and bench/bench_compact of two builds,
@@ -33,7 +34,8 @@
 # The extra steps add: tune 2 files (tune_scan.log, .json), compact 2 (bench_compact.log, .json),
 # lab 1 and a folder (lab.log, lab/), cli none (it appends to sanitizer.log), sort up to 4
 # (bench_sort.log, .json: bench/bench_sort; torch_sort.log, .json: bench/torch_sort.py, when
-# PyTorch is installed).
+# PyTorch is installed), spmv up to 4 (bench_spmv.log, .json; python_spmv.log, .json: CuPy and
+# torch on the same matrices, when either is installed), cg 2 (bench_cg.log, .json).
 #
 # Environment:
 #   BUILD_DIR               the build folder (default: <repo>/build)
@@ -325,6 +327,11 @@ sanitizer_binaries() {
   if [[ "$segments" != none ]]; then
     for b in $segments; do printf '%s\t%s\n' "$BUILD_DIR/tests/$b" "$segment_filter"; done
   fi
+  local sparse=${SANITIZER_SPARSE_TESTS:-"sparse/test_spmv sparse/test_conjugate_gradient"}
+  local sparse_filter=${SANITIZER_SPARSE_FILTER:-'Spmv.EdgeMatrices:Spmv.AlphaBetaEdgeValues:Spmv.BadInputThrowsAndLeavesYIntact:Spmv.MetisGraphMdual:ConjugateGradient.ConvergesToEigensSolutionFloat:ConjugateGradient.LargerThanOneBlockOfPartials:ConjugateGradient.BadArgumentsThrowBeforeAnyLaunch'}
+  if [[ "$sparse" != none ]]; then
+    for b in $sparse; do printf '%s\t%s\n' "$BUILD_DIR/tests/$b" "$sparse_filter"; done
+  fi
 }
 
 # "<path><TAB><filter>" for each of $1 (names under BUILD_DIR/tests/algorithms or paths; "none":
@@ -339,6 +346,21 @@ algorithm_binaries() {
       printf '%s\t%s\n' "$BUILD_DIR/tests/algorithms/$b" "$2"
     fi
   done
+}
+
+# Step: bench_spmv (every matrix, kernel, shape and candidate), its matrices dumped for
+# bench/python_spmv.py (CuPy and torch on the same data) when either is installed.
+step_spmv() {
+  local dump="$TMP/spmv_matrices"
+  mkdir -p "$dump"
+  export SCANKIT_SPMV_DUMP="$dump"
+  step_binary bench_spmv "$BUILD_DIR/bench/bench_spmv" 400 --benchmark_repetitions=1 \
+    --benchmark_filter="${SPMV_FILTER:-.}" --benchmark_out="$OUTDIR/bench_spmv.json" --benchmark_out_format=json
+  unset SCANKIT_SPMV_DUMP
+  if python3 -c "import cupy" 2>/dev/null || python3 -c "import torch" 2>/dev/null; then
+    step_binary python_spmv python3 300 "$REPO/bench/python_spmv.py" "$dump" --json "$OUTDIR/python_spmv.json"
+  fi
+  rm -rf "$dump"
 }
 
 # Step: bench_sort, then torch.sort / torch.argsort at the same size when PyTorch is there.
@@ -635,7 +657,10 @@ for step in $STEPS; do
     sort) step_sort ;;
     segments) step_binary bench_segments "$BUILD_DIR/bench/bench_segments" 200 --benchmark_repetitions=1 \
                 --benchmark_out="$OUTDIR/bench_segments.json" --benchmark_out_format=json ;;
-    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli sort segments)"
+    spmv) step_spmv ;;
+    cg) step_binary bench_cg "$BUILD_DIR/bench/bench_cg" 200 --benchmark_repetitions=1 \
+          --benchmark_out="$OUTDIR/bench_cg.json" --benchmark_out_format=json ;;
+    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli sort segments spmv cg)"
        fail_step "$step" ;;
   esac
 done
