@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -46,11 +47,16 @@ inline int visible_gpus() {
       GTEST_SKIP() << "needs " << (ranks) << " GPUs, " << ::scankit::testing::visible_gpus() << " visible"; \
   } while (0)
 
+// NVLink multicast stays off in every test process (the lent GPU machines do not support it;
+// scripts/launch_distributed.sh does the same for programs). Before the first communicator.
+inline void nccl_test_environment() { setenv("NCCL_NVLS_ENABLE", "0", 1); }
+
 // Runs body(comm) on `ranks` threads, thread r on GPU r with its own communicator (the unique id
 // shared in memory). Exceptions are collected per rank; the caller inspects them.
 inline std::vector<std::exception_ptr> run_ranks(
     int ranks, const std::function<void(distributed::communicator&)>& body,
     std::chrono::milliseconds timeout = std::chrono::seconds(120)) {
+  nccl_test_environment();
   distributed::shared_unique_id id;
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(ranks));
   std::vector<std::thread> threads;

@@ -30,6 +30,7 @@ class SingleRank : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!scankit::cuda_device_available()) return;
+    nccl_test_environment();
     SCANKIT_CUDA_CHECK(cudaSetDevice(0));
     comm_ = std::make_unique<dist::communicator>(dist::create_unique_id(), 0, 1, 0);
   }
@@ -57,6 +58,13 @@ std::vector<T> with_guard(const device_buffer<T>& buffer, std::size_t n) {
   return all;
 }
 
+template <class T>
+std::vector<T> first_n(const device_buffer<T>& buffer, std::size_t n) {
+  auto all = buffer.download();
+  all.resize(n);
+  return all;
+}
+
 // ---- scan -----------------------------------------------------------------------------------
 
 template <class T>
@@ -75,20 +83,16 @@ TYPED_TEST(SingleRankScan, MatchesTheSingleGpuScan) {
       out.poison();
       dist::inclusive_scan(*this->comm_, in.data(), out.data(), n64, op);
       scankit::inclusive_scan(in.data(), want.data(), n64, op);
-      EXPECT_TRUE(same_bits(with_guard(out, n), want.download()));  // want's tail is unwritten too
+      EXPECT_TRUE(same_bits(with_guard(out, n), first_n(want, n)));
       out.poison();
       dist::exclusive_scan(*this->comm_, in.data(), out.data(), n64, T(5), op);
       scankit::exclusive_scan(in.data(), want.data(), n64, T(5), op);
-      auto w = want.download();
-      w.resize(n);
-      EXPECT_TRUE(same_bits(with_guard(out, n), w));
+      EXPECT_TRUE(same_bits(with_guard(out, n), first_n(want, n)));
       // In place.
       device_buffer<T> inplace(host);
       dist::inclusive_scan(*this->comm_, inplace.data(), inplace.data(), n64, op);
       scankit::inclusive_scan(in.data(), want.data(), n64, op);
-      w = want.download();
-      w.resize(n);
-      EXPECT_TRUE(same_bits(inplace.download(), w));
+      EXPECT_TRUE(same_bits(inplace.download(), first_n(want, n)));
     }
   }
 }
@@ -146,15 +150,12 @@ TEST_F(SingleRank, SelectAndRebalanceMatchTheSingleGpuSelect) {
     EXPECT_EQ(info.count, count);
     EXPECT_EQ(info.global_offset, 0);
     EXPECT_EQ(info.global_count, count);
-    auto w = want.download();
-    w.resize(static_cast<std::size_t>(count));
-    const auto got = out.download();
-    EXPECT_TRUE(same_bits(std::vector<float>(got.begin(), got.begin() + count), w));
+    const auto w = first_n(want, static_cast<std::size_t>(count));
+    EXPECT_TRUE(same_bits(first_n(out, static_cast<std::size_t>(count)), w));
     even.poison();
     const auto moved = dist::rebalance(*comm_, out.data(), info.count, even.data(), n64 + 1);
     EXPECT_EQ(moved.count, count);
-    const auto e = even.download();
-    EXPECT_TRUE(same_bits(std::vector<float>(e.begin(), e.begin() + count), w));
+    EXPECT_TRUE(same_bits(first_n(even, static_cast<std::size_t>(count)), w));
 
     std::vector<std::uint8_t> flags(n);
     for (std::size_t i = 0; i < n; ++i) flags[i] = static_cast<std::uint8_t>(host[i] > 0);
@@ -193,18 +194,15 @@ TYPED_TEST(SingleRankSort, KeysAndPairsMatchTheSingleGpuSort) {
       const auto info = dist::sort_keys(*this->comm_, in.data(), n64, out.data(), n64);
       EXPECT_EQ(info.count, n64);
       scankit::sort_keys(in.data(), want.data(), n64);
-      auto w = want.download();
-      w.resize(n);
+      const auto w = first_n(want, n);
       EXPECT_TRUE(same_bits(with_guard(out, n), w));
 
       out.poison();
       vout.poison();
       dist::sort_pairs(*this->comm_, in.data(), vin.data(), n64, out.data(), vout.data(), n64);
       scankit::sort_pairs(in.data(), want.data(), vin.data(), vwant.data(), n64);
-      auto vw = vwant.download();
-      vw.resize(n);
       EXPECT_TRUE(same_bits(with_guard(out, n), w));
-      EXPECT_TRUE(same_bits(with_guard(vout, n), vw)) << "stable: equal keys keep their input order";
+      EXPECT_TRUE(same_bits(with_guard(vout, n), first_n(vwant, n))) << "stable: equal keys keep their input order";
     }
   }
 }
@@ -249,6 +247,7 @@ TEST(SingleRankCommunicator, RejectsBadRanksAndDevices) {
 
 TEST(SingleRankCommunicator, AnAbortedCommunicatorRefusesCalls) {
   SCANKIT_REQUIRE_GPU();
+  nccl_test_environment();
   SCANKIT_CUDA_CHECK(cudaSetDevice(0));
   dist::communicator comm(dist::create_unique_id(), 0, 1, 0);
   comm.abort();
