@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "distributed_test_util.hpp"
@@ -31,18 +32,24 @@ class SingleRank : public ::testing::Test {
   static void SetUpTestSuite() {
     if (!scankit::cuda_device_available()) return;
     nccl_test_environment();
-    SCANKIT_CUDA_CHECK(cudaSetDevice(0));
-    comm_ = std::make_unique<dist::communicator>(dist::create_unique_id(), 0, 1, 0);
+    try {
+      SCANKIT_CUDA_CHECK(cudaSetDevice(0));
+      comm_ = std::make_unique<dist::communicator>(dist::create_unique_id(), 0, 1, 0);
+    } catch (const std::exception& e) {
+      setup_error_ = e.what();  // reported by every test of the suite
+    }
   }
   static void TearDownTestSuite() { comm_.reset(); }
   void SetUp() override {
     SCANKIT_REQUIRE_GPU();
-    ASSERT_TRUE(comm_ && !comm_->aborted());
+    ASSERT_TRUE(comm_ && !comm_->aborted()) << "no communicator of one rank: " << setup_error_;
     SCANKIT_CUDA_CHECK(cudaSetDevice(0));
   }
   static std::unique_ptr<dist::communicator> comm_;
+  static std::string setup_error_;
 };
 std::unique_ptr<dist::communicator> SingleRank::comm_;
+std::string SingleRank::setup_error_;
 
 const std::vector<std::int64_t> sizes = {0, 1, 31, 32, 33, 4095, 4096, 4097, (1 << 20) + 3};
 

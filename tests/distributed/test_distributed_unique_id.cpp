@@ -1,5 +1,7 @@
-// Host tests of the unique-id exchange (no GPU, no NCCL call): the file written by rank 0 and
-// read by the others, and the in-memory hand-over between threads, with their timeouts.
+// Host tests of what comes before a communicator exists (no GPU, no NCCL call): the unique-id
+// exchange (the file written by rank 0 and read by the others, the in-memory hand-over between
+// threads, their timeouts) and the communicator's own argument checks, which come before any CUDA
+// or NCCL call.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -10,6 +12,7 @@
 #include <thread>
 
 #include "scankit/distributed/communication_error.hpp"
+#include "scankit/distributed/communicator.hpp"
 #include "scankit/distributed/unique_id.hpp"
 #include "scankit/error.hpp"
 
@@ -83,6 +86,21 @@ TEST(DistributedUniqueId, ThreadsShareThePublishedId) {
 TEST(DistributedUniqueId, NothingPublishedTimesOut) {
   shared_unique_id shared;
   EXPECT_THROW((void)shared.wait(1, 2, 30ms), communication_error);
+}
+
+TEST(DistributedCommunicator, RejectsBadRanksBeforeAnyCudaOrNcclCall) {
+  const unique_id id{};
+  EXPECT_THROW(communicator(id, 0, 0, 0), scankit::error);
+  EXPECT_THROW(communicator(id, 2, 2, 0), scankit::error);
+  EXPECT_THROW(communicator(id, -1, 2, 0), scankit::error);
+  EXPECT_THROW(communicator(id, 0, 1, 0, communicator_options{std::chrono::milliseconds(0)}), scankit::error);
+}
+
+TEST(DistributedCommunicator, ErrorsNameRankStepAndCause) {
+  const communication_error e(3, 4, "scankit::distributed::sort_keys/uint32: all-to-all of the keys", "timed out");
+  EXPECT_STREQ(e.what(), "scankit::distributed rank 3 of 4: scankit::distributed::sort_keys/uint32: all-to-all of the keys: timed out");
+  EXPECT_EQ(e.rank(), 3);
+  EXPECT_EQ(e.cause(), "timed out");
 }
 
 }  // namespace
