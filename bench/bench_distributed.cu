@@ -225,7 +225,19 @@ int run(int argc, char** argv) {
   if (has("scan")) {
     const double single = single_gpu_ms(false);
     const double ms = b.timed_ms(s.reps, [&] { dist::inclusive_scan(comm, keys, out, n, scankit::scan_op::plus, stream, &ws); });
-    row(rank, "scan_u32", scaling, ranks, total, ms, b.max_over_ranks(single), single_keys);
+    const double single_ms = b.max_over_ranks(single);
+    row(rank, "scan_u32", scaling, ranks, total, ms, single_ms, single_keys);
+    // In place the inclusive scan folds the prefix into the first item and runs the staged kernel;
+    // out of place it scans from in + 1 (not 16-byte aligned: the register kernel). Both rows, so
+    // the cost of that choice is measured (docs/distributed.md, Scan).
+    std::uint32_t* scratch = nullptr;
+    SCANKIT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&scratch), std::max<std::size_t>(1, static_cast<std::size_t>(n)) * 4));
+    SCANKIT_CUDA_CHECK(cudaMemcpy(scratch, keys, static_cast<std::size_t>(n) * 4, cudaMemcpyDeviceToDevice));
+    const double in_place = b.timed_ms(s.reps, [&] {
+      dist::inclusive_scan(comm, scratch, scratch, n, scankit::scan_op::plus, stream, &ws);
+    });
+    row(rank, "scan_u32_in_place", scaling, ranks, total, in_place, single_ms, single_keys);
+    cudaFree(scratch);
   }
   if (has("sort")) {
     const double single = single_gpu_ms(true);
