@@ -7,8 +7,8 @@
 #   tests      ctest -L gpu (the GPU suite)                          -> OUTDIR/gpu_tests.log
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on a scan test binary, a
 #              compaction test binary (test_select_if), the radix sort's (test_radix_sort) and the
-#              segmented scan's, reduction's and reduce-by-key's, SpMV's and the conjugate
-#              gradient's, at small sizes
+#              segmented scan's, reduction's and reduce-by-key's, sampling's, SpMV's and the
+#              conjugate gradient's, at small sizes
 #                                                                    -> OUTDIR/sanitizer.log
 #   bench      bench/bench_scan with JSON output                     -> OUTDIR/bench.log, bench_scan.json
 #   compare    (not in the default STEPS) bench/bench_scan and bench/bench_compact of two builds,
@@ -35,7 +35,8 @@
 # lab 1 and a folder (lab.log, lab/), cli none (it appends to sanitizer.log), sort up to 4
 # (bench_sort.log, .json: bench/bench_sort; torch_sort.log, .json: bench/torch_sort.py, when
 # PyTorch is installed), spmv up to 4 (bench_spmv.log, .json; python_spmv.log, .json: CuPy and
-# torch on the same matrices, when either is installed), cg 2 (bench_cg.log, .json).
+# torch on the same matrices, when either is installed), cg 2 (bench_cg.log, .json), sampling up
+# to 4 (bench_sampling.log, .json; torch_sampling.log, .json).
 #
 # Environment:
 #   BUILD_DIR               the build folder (default: <repo>/build)
@@ -327,6 +328,11 @@ sanitizer_binaries() {
   if [[ "$segments" != none ]]; then
     for b in $segments; do printf '%s\t%s\n' "$BUILD_DIR/tests/$b" "$segment_filter"; done
   fi
+  local sampling=${SANITIZER_SAMPLING_TESTS:-"sampling/test_sampling"}
+  local sampling_filter=${SANITIZER_SAMPLING_FILTER:-'SamplingTyped/0.RowsMatchReference:SamplingTyped/0.WideBinsFillTheGuideTable:SamplingTyped/1.SegmentsMatchReference:SamplingTyped/0.BadWeights*:SamplingTyped/0.SingleBin*'}
+  if [[ "$sampling" != none ]]; then
+    for b in $sampling; do printf '%s\t%s\n' "$BUILD_DIR/tests/$b" "$sampling_filter"; done
+  fi
   local sparse=${SANITIZER_SPARSE_TESTS:-"sparse/test_spmv sparse/test_conjugate_gradient"}
   local sparse_filter=${SANITIZER_SPARSE_FILTER:-'Spmv.EdgeMatrices:Spmv.AlphaBetaEdgeValues:Spmv.BadInputThrowsAndLeavesYIntact:Spmv.MetisGraphMdual:ConjugateGradient.ConvergesToEigensSolutionFloat:ConjugateGradient.LargerThanOneBlockOfPartials:ConjugateGradient.BadArgumentsThrowBeforeAnyLaunch'}
   if [[ "$sparse" != none ]]; then
@@ -361,6 +367,16 @@ step_spmv() {
     step_binary python_spmv python3 300 "$REPO/bench/python_spmv.py" "$dump" --json "$OUTDIR/python_spmv.json"
   fi
   rm -rf "$dump"
+}
+
+# Step: bench_sampling, then bench/torch_sampling.py (torch.multinomial, searchsorted and a top-p
+# sampler on the same workloads) when PyTorch is there.
+step_sampling() {
+  step_binary bench_sampling "$BUILD_DIR/bench/bench_sampling" 200 --benchmark_repetitions=1 \
+    --benchmark_out="$OUTDIR/bench_sampling.json" --benchmark_out_format=json
+  if python3 -c "import torch" 2>/dev/null; then
+    step_binary torch_sampling python3 200 "$REPO/bench/torch_sampling.py" --json "$OUTDIR/torch_sampling.json"
+  fi
 }
 
 # Step: bench_sort, then torch.sort / torch.argsort at the same size when PyTorch is there.
@@ -658,9 +674,10 @@ for step in $STEPS; do
     segments) step_binary bench_segments "$BUILD_DIR/bench/bench_segments" 200 --benchmark_repetitions=1 \
                 --benchmark_out="$OUTDIR/bench_segments.json" --benchmark_out_format=json ;;
     spmv) step_spmv ;;
+    sampling) step_sampling ;;
     cg) step_binary bench_cg "$BUILD_DIR/bench/bench_cg" 200 --benchmark_repetitions=1 \
           --benchmark_out="$OUTDIR/bench_cg.json" --benchmark_out_format=json ;;
-    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli sort segments spmv cg)"
+    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli sort segments spmv cg sampling)"
        fail_step "$step" ;;
   esac
 done
