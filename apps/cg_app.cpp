@@ -23,6 +23,7 @@
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
+#include "command_line.hpp"
 #include "scankit/error.hpp"
 #include "scankit/reference/conjugate_gradient_reference.hpp"
 #include "scankit/scan.hpp"  // cuda_device_available
@@ -205,13 +206,6 @@ int run_cg_app(int argc, char** argv) {
   app.add_flag("--double", o.use_double, "double values (default float)");
   app.add_flag("--host", o.host, "run the host reference even with a GPU");
   app.add_option("--every", o.every, "print every K-th iteration (and the last; default 1)")->check(CLI::Range(1, 1000000));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    fail(e.what());
-  }
+  if (!scankit::apps::parse_command_line(app, argc, argv)) return 0;
   return o.use_double ? run<double>(o) : run<float>(o);
 }

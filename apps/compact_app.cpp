@@ -30,6 +30,7 @@
 #include <cuda_runtime_api.h>
 
 #include "scankit/compact.hpp"
+#include "command_line.hpp"
 #include "scankit/error.hpp"
 #include "scankit/reference/compact_reference.hpp"
 #include "scankit/scan.hpp"  // cuda_device_available
@@ -91,15 +92,7 @@ bool parse(int argc, char** argv, app_options& o) {
   footer << "No filter given: --drop-nan, plus --min " << default_min << " --max " << default_max
          << " on the default dataset.";
   app.footer(footer.str());
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {
-      app.exit(e);  // --help: CLI11 prints it
-      return false;
-    }
-    throw scankit::error(std::string("scankit compact: ") + e.what() + " (see --help)");
-  }
+  if (!scankit::apps::parse_command_line(app, argc, argv)) return false;
   o.has_min = min->count() > 0;
   o.has_max = max->count() > 0;
   if (!strategy.empty()) o.compact.strategy = scankit::parse_compact_strategy(strategy);

@@ -22,6 +22,7 @@
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
+#include "command_line.hpp"
 #include "scankit/error.hpp"
 #include "scankit/scan.hpp"  // cuda_device_available
 #include "scankit/sparse/csr_build.hpp"
@@ -128,14 +129,7 @@ int run_csr_app(int argc, char** argv) {
   app.add_flag("--shuffle", shuffle, "shuffle the triplets before building (the GPU then sorts them)");
   app.add_option("--repeat", repeat, "timed GPU builds (the median is reported)")->check(CLI::Range(1, 1000));
   app.add_option("--seed", seed, "seed of --shuffle");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    fail(e.what());
-  }
+  if (!scankit::apps::parse_command_line(app, argc, argv)) return 0;
   if (!input.empty() && !generate_spec.empty()) fail("give a file or --generate, not both");
 
   auto t0 = std::chrono::steady_clock::now();

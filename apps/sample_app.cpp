@@ -23,6 +23,7 @@
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
+#include "command_line.hpp"
 #include "scankit/error.hpp"
 #include "scankit/reference/sampling_reference.hpp"
 #include "scankit/sampling.hpp"
@@ -56,13 +57,7 @@ int parse(int argc, char** argv, app_options& o) {
   app.add_option("--groups", o.groups, "histogram rows: bins are grouped into this many runs of equal length (16)")
       ->check(CLI::PositiveNumber);
   app.add_option("--plot", o.plot, "write the histogram as PATH.csv and a PNG plot at PATH (needs python3 with matplotlib)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    fail(std::string(e.what()) + " (see --help)");
-  }
-  return -1;
+  return scankit::apps::parse_command_line(app, argc, argv) ? -1 : 0;
 }
 
 std::vector<double> read_weights(const std::string& path) {

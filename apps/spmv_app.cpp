@@ -24,6 +24,7 @@
 #include <cusparse.h>
 
 #include "matrix_source.hpp"
+#include "command_line.hpp"
 #include "scankit/error.hpp"
 #include "scankit/scan.hpp"  // cuda_device_available
 #include "scankit/sparse/csr_build.hpp"
@@ -212,14 +213,7 @@ int run_spmv_app(int argc, char** argv) {
                  "vertices, 16 edges each); default poisson2d:1024 when no file is given");
   app.add_flag("--double", use_double, "double values (default float)");
   app.add_option("--repeat", repeat, "timed runs per kernel (the median is reported)")->check(CLI::Range(1, 1000));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    fail(e.what());
-  }
+  if (!scankit::apps::parse_command_line(app, argc, argv)) return 0;
   if (!input.empty() && !generate_spec.empty()) fail("give a file or --generate, not both");
   const std::string source = !input.empty() ? input : (generate_spec.empty() ? "poisson2d:1024" : generate_spec);
   app_coo coo = scankit::apps::load_matrix(input, source, "scankit spmv");
