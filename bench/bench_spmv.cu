@@ -345,6 +345,7 @@ shape_launcher<Value> vector_rows_of(const std::string& row) {
   if (row == "try_vrows_w2_r4_c2") return launch_vector_rows<2, 4, 2, Value>;
   if (row == "try_vrows_w2_r8_c3") return launch_vector_rows<2, 8, 3, Value>;
   if (row == "try_vrows_w8_r4_c1") return launch_vector_rows<8, 4, 1, Value>;
+  if (row == "try_vrows_w1_r4_c8") return launch_vector_rows<1, 4, 8, Value>;  // a thread per row
   return nullptr;
 }
 
@@ -446,7 +447,8 @@ const std::vector<std::string> g_rows = {"copy", "cusparse_alg2", "cusparse_alg1
                                          "vector", "scankit", "one_call", "shape_256x8", "shape_256x8_b8",
                                          "shape_256x6", "shape_256x4", "shape_128x16", "shape_128x8",
                                          "try_vrows_w4_r4_c2", "try_vrows_w4_r2_c2", "try_vrows_w2_r4_c2",
-                                         "try_vrows_w2_r8_c3", "try_vrows_w8_r4_c1", "try_merge_fixup"};
+                                         "try_vrows_w2_r8_c3", "try_vrows_w8_r4_c1", "try_vrows_w1_r4_c8",
+                                         "try_merge_fixup"};
 
 void register_all() {
   for (const std::string& name : g_matrices) {
