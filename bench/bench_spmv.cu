@@ -23,10 +23,11 @@
 //                    thread, at least B blocks per SM), launched through the device layer without a
 //                    plan (the partition is computed per call): for tuning, run with
 //                    --benchmark_filter=shape_
-//   try_vrows_w<W>_r<R>_c<C>, try_merge_fixup   candidate kernels (spmv_candidates.cuh): the vector
-//                    kernel with R rows in flight per group of W lanes, C chunks of W nonzeros
-//                    loaded ahead per row; the merge path without ticket and look-back, with a
-//                    carry fix-up launch (its partition made once, outside the timing)
+//   try_vrows_w<W>_r<R>_c<C>   the vector kernel in other shapes: R rows in flight per group of W
+//                    lanes, C chunks of W nonzeros loaded ahead per row (the library's: R 4, C 2,
+//                    W from the mean row length)
+//   try_merge_fixup  a candidate (spmv_candidates.cuh): the merge path without ticket and
+//                    look-back, with a carry fix-up launch (its partition made once, untimed)
 // Counters: ms (median), gflops (2 nnz / time), frac_floor (copy time / this time),
 // vs_cusparse (the faster cuSPARSE algorithm's time / this time), plan_ms (scankit rows: the time
 // to build the plan, once, host clock around the constructor). Correctness guard: every scankit
@@ -330,13 +331,10 @@ shape_launcher<Value> shape_of(const std::string& row) {
   return nullptr;
 }
 
-// The candidate kernels (spmv_candidates.cuh).
+// The vector kernel in other shapes: W lanes per row group, R rows in flight, C chunks ahead.
 template <int W, int R, int C, class Value>
 void launch_vector_rows(const scankit::device_detail::spmv_arguments<int, Value>& args) {
-  constexpr long long rows_per_block = 256 / W * R;
-  const long long blocks = std::min((args.rows + rows_per_block - 1) / rows_per_block, 1LL << 20);
-  scankit_bench::vector_rows_kernel<W, R, C, 256, int, Value><<<static_cast<unsigned>(std::max(blocks, 1LL)), 256, 0, g_stream>>>(args);
-  BENCH_CHECK(cudaGetLastError());
+  scankit::device_detail::launch_spmv_vector<W, R, C, 256>(args, g_stream);
 }
 template <class Value>
 shape_launcher<Value> vector_rows_of(const std::string& row) {

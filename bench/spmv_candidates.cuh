@@ -2,12 +2,6 @@
 // run says whether they earn a place in the library (docs/notes/2026-12-01-spmv-first-cut.md,
 // "Next"). They reuse the library's device pieces; none is called by the library.
 //
-//   vector_rows_kernel<Width, Rows, Chunks>
-//       The vector kernel with Rows rows in flight per group of Width lanes: the group loads the
-//       Rows + 1 offsets with one instruction, then the first Chunks x Width nonzeros of every
-//       row, then all their x, so one chain of dependent loads carries Rows rows' bytes (the
-//       library's vector kernel carries one row's). Longer rows finish in a strided loop.
-//
 //   merge_fixup_kernel + carry_fixup_kernel
 //       The merge path without the ticket and the look-back: tile = blockIdx.x, so the tile's
 //       coordinates are its first load. Each tile writes the rows it closes with what it summed
@@ -29,79 +23,6 @@ using scankit::device_detail::gather_x;
 using scankit::device_detail::merge_coordinate;
 using scankit::device_detail::spmv_arguments;
 using scankit::device_detail::write_row;
-
-template <int Width, int Rows, int Chunks, int BlockThreads, class Index, class Value>
-__global__ void __launch_bounds__(BlockThreads) vector_rows_kernel(const spmv_arguments<Index, Value> a) {
-  static_assert((Width & (Width - 1)) == 0 && Width <= 32, "a group is a power of two lanes of one warp");
-  using unsigned_index = std::make_unsigned_t<Index>;
-  const int lane = static_cast<int>(threadIdx.x) & (Width - 1);
-  const unsigned group_mask =
-      Width == 32 ? 0xffffffffu : ((1u << Width) - 1u) << ((threadIdx.x & 31u) & ~static_cast<unsigned>(Width - 1));
-  const long long groups = static_cast<long long>(gridDim.x) * BlockThreads / Width;
-  const long long first_group = (static_cast<long long>(blockIdx.x) * BlockThreads + threadIdx.x) / Width;
-  const auto nnz = static_cast<Index>(a.nnz);
-  for (long long r0 = first_group * Rows; r0 < a.rows; r0 += groups * Rows) {
-    // The Rows + 1 offsets: one load per lane and shuffles when the group has enough lanes, else
-    // every lane loads them all (the same addresses: broadcast). Rows past the end are empty.
-    Index begin[Rows], end[Rows];
-    if constexpr (Rows + 1 <= Width) {
-      const long long r = r0 + lane < a.rows ? r0 + lane : a.rows;
-      const Index offset = lane <= Rows ? a.offsets[r] : Index(0);
-#pragma unroll
-      for (int i = 0; i < Rows; ++i) {
-        begin[i] = __shfl_sync(group_mask, offset, i, Width);
-        end[i] = __shfl_sync(group_mask, offset, i + 1, Width);
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < Rows; ++i) {
-        begin[i] = a.offsets[r0 + i < a.rows ? r0 + i : a.rows];
-        end[i] = a.offsets[r0 + i + 1 < a.rows ? r0 + i + 1 : a.rows];
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < Rows; ++i) {
-      begin[i] = begin[i] < Index(0) ? Index(0) : (begin[i] > nnz ? nnz : begin[i]);
-      end[i] = end[i] < begin[i] ? begin[i] : (end[i] > nnz ? nnz : end[i]);
-    }
-    Index columns[Rows][Chunks];
-    Value values[Rows][Chunks];
-#pragma unroll
-    for (int i = 0; i < Rows; ++i) {
-#pragma unroll
-      for (int c = 0; c < Chunks; ++c) {
-        const auto k = static_cast<unsigned_index>(begin[i]) + lane + c * Width;
-        const bool valid = k < static_cast<unsigned_index>(end[i]);
-        columns[i][c] = valid ? a.columns[k] : Index(0);
-        values[i][c] = valid ? a.values[k] : Value(0);
-      }
-    }
-    Value sums[Rows];
-#pragma unroll
-    for (int i = 0; i < Rows; ++i) {
-      sums[i] = Value(0);
-#pragma unroll
-      for (int c = 0; c < Chunks; ++c) sums[i] += values[i][c] * gather_x(a, columns[i][c]);
-      for (auto k = static_cast<unsigned_index>(begin[i]) + lane + Chunks * Width; k < static_cast<unsigned_index>(end[i]);
-           k += Width) {
-        sums[i] += a.values[k] * gather_x(a, a.columns[k]);
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < Rows; ++i) {
-#pragma unroll
-      for (int offset_lanes = Width / 2; offset_lanes > 0; offset_lanes /= 2) {
-        sums[i] += __shfl_down_sync(group_mask, sums[i], offset_lanes, Width);
-      }
-    }
-    if (lane == 0) {
-#pragma unroll
-      for (int i = 0; i < Rows; ++i) {
-        if (r0 + i < a.rows) write_row(a, r0 + i, sums[i]);
-      }
-    }
-  }
-}
 
 template <class Policy, class Index, class Value>
 struct merge_fixup_storage {

@@ -31,7 +31,11 @@ namespace dd = scankit::device_detail;
 // and row end) would not fit 48 KiB of shared memory (docs/tuning.md).
 template <class Index, class Value>
 using merge_policy = dd::spmv_merge_policy<256, (2 * sizeof(Index) + sizeof(Value) > 20) ? 6 : 8>;
+// The vector kernel: 256 threads, each group with 4 rows in flight and 2 x width nonzeros of each
+// loaded ahead (docs/tuning.md).
 constexpr int vector_block_threads = 256;
+constexpr int vector_rows_in_flight = 4;
+constexpr int vector_chunks = 2;
 constexpr int transpose_items_per_thread = 8;
 
 template <class Index, class Value>
@@ -128,11 +132,12 @@ csr_row_statistics checked_statistics(const char* function, const csr_view<Index
   return statistics_of(a, report);
 }
 
-// Lanes per row for the vector kernel: about two nonzeros per lane.
+// Lanes per row for the vector kernel: about three nonzeros per lane (the two chunks loaded ahead
+// cover rows of up to 2 x width).
 inline int vector_width_for(const csr_row_statistics& s) {
-  const double half_mean = s.mean_row_length() / 2.0;
+  const double third = s.mean_row_length() / 3.0;
   int width = 2;
-  while (width < 32 && width < half_mean) width *= 2;
+  while (width < 32 && width < third) width *= 2;
   return width;
 }
 
@@ -165,7 +170,7 @@ void run_merge(const dd::spmv_arguments<Index, Value>& args, const dd::merge_coo
 
 template <class Index, class Value>
 void run_vector(const dd::spmv_arguments<Index, Value>& args, int width, cudaStream_t stream) {
-  dd::run_spmv_vector<vector_block_threads>(args, width, stream);
+  dd::run_spmv_vector<vector_rows_in_flight, vector_chunks, vector_block_threads>(args, width, stream);
 }
 
 template <class Index, class Value>

@@ -5,7 +5,7 @@
 //   run_spmv_merge            the merge-path kernel: one block without a workspace when the
 //                             matrix fits one tile, else one single-pass launch whose tile states
 //                             (and, without a plan's partition, the partition) live in the workspace
-//   run_spmv_vector           the vector kernel for a row group of `width` lanes
+//   run_spmv_vector           the vector kernel for a row group of `width` lanes, Rows rows in flight
 #pragma once
 
 #include <algorithm>
@@ -70,23 +70,24 @@ void run_spmv_merge(const spmv_arguments<Index, Value>& args, const merge_coordi
                 stream, args, partition, pass);
 }
 
-template <int Width, int BlockThreads, class Index, class Value>
+template <int Width, int Rows, int Chunks, int BlockThreads, class Index, class Value>
 void launch_spmv_vector(const spmv_arguments<Index, Value>& args, cudaStream_t stream) {
-  constexpr long long rows_per_block = BlockThreads / Width;
+  constexpr long long rows_per_block = BlockThreads / Width * Rows;
   const long long needed = (args.rows + rows_per_block - 1) / rows_per_block;
   const auto blocks = static_cast<unsigned>(std::clamp(needed, 1LL, 1LL << 20));  // grid-stride beyond
-  launch_kernel("spmv_vector_kernel", spmv_vector_kernel<Width, BlockThreads, Index, Value>, blocks, BlockThreads,
-                stream, args);
+  launch_kernel("spmv_vector_kernel", spmv_vector_kernel<Width, Rows, Chunks, BlockThreads, Index, Value>, blocks,
+                BlockThreads, stream, args);
 }
 
-template <int BlockThreads, class Index, class Value>
+// Rows rows in flight per group, Chunks x width nonzeros of each loaded ahead.
+template <int Rows, int Chunks, int BlockThreads, class Index, class Value>
 void run_spmv_vector(const spmv_arguments<Index, Value>& args, int width, cudaStream_t stream) {
   switch (width) {
-    case 2: launch_spmv_vector<2, BlockThreads>(args, stream); break;
-    case 4: launch_spmv_vector<4, BlockThreads>(args, stream); break;
-    case 8: launch_spmv_vector<8, BlockThreads>(args, stream); break;
-    case 16: launch_spmv_vector<16, BlockThreads>(args, stream); break;
-    default: launch_spmv_vector<32, BlockThreads>(args, stream); break;
+    case 2: launch_spmv_vector<2, Rows, Chunks, BlockThreads>(args, stream); break;
+    case 4: launch_spmv_vector<4, Rows, Chunks, BlockThreads>(args, stream); break;
+    case 8: launch_spmv_vector<8, Rows, Chunks, BlockThreads>(args, stream); break;
+    case 16: launch_spmv_vector<16, Rows, Chunks, BlockThreads>(args, stream); break;
+    default: launch_spmv_vector<32, Rows, Chunks, BlockThreads>(args, stream); break;
   }
 }
 
