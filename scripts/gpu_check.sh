@@ -364,7 +364,7 @@ step_spmv() {
     --benchmark_filter="${SPMV_FILTER:-.}" --benchmark_out="$OUTDIR/bench_spmv.json" --benchmark_out_format=json
   unset SCANKIT_SPMV_DUMP
   if python3 -c "import cupy" 2>/dev/null || python3 -c "import torch" 2>/dev/null; then
-    step_binary python_spmv python3 300 "$REPO/bench/python_spmv.py" "$dump" --json "$OUTDIR/python_spmv.json"
+    step_binary python_spmv "$(command -v python3 || echo python3)" 300 "$REPO/bench/python_spmv.py" "$dump" --json "$OUTDIR/python_spmv.json"
   fi
   rm -rf "$dump"
 }
@@ -375,7 +375,7 @@ step_sampling() {
   step_binary bench_sampling "$BUILD_DIR/bench/bench_sampling" 200 --benchmark_repetitions=1 \
     --benchmark_out="$OUTDIR/bench_sampling.json" --benchmark_out_format=json
   if python3 -c "import torch" 2>/dev/null; then
-    step_binary torch_sampling python3 200 "$REPO/bench/torch_sampling.py" --json "$OUTDIR/torch_sampling.json"
+    step_binary torch_sampling "$(command -v python3 || echo python3)" 200 "$REPO/bench/torch_sampling.py" --json "$OUTDIR/torch_sampling.json"
   fi
 }
 
