@@ -15,6 +15,8 @@
 //     copy                     cudaMemcpyAsync D2D of the matrix / 2 (moves the matrix's bytes)
 //     scankit_sample_rows      scankit::sample_rows (tile sums + one re-read tile per row)
 //     scankit_sample_segments  scankit::sample_segments with one draw per row (segmented scan)
+//   wor/f32/2^24/k1000         1000 distinct draws from 2^24 weights without replacement
+//     scankit_without_replacement  scankit::sample_without_replacement (keys + argsort)
 //   top/f32/256x131072         one token per row of 256 x 131072 logits (normal, sigma 3)
 //     scankit_top_p0.9         scankit::sample_rows_top, top_p = 0.9
 //     scankit_top_k50          scankit::sample_rows_top, top_k = 50
@@ -281,6 +283,28 @@ void bm_rows(benchmark::State& state, bool segments) {
   state.counters["us"] = ms * 1e3;
 }
 
+void bm_without_replacement(benchmark::State& state) {
+  const i64 n = k_draw_bins, k = 1000;
+  thrust::device_vector<float> w(n);
+  thrust::transform(thrust::counting_iterator<i64>(0), thrust::counting_iterator<i64>(n), w.begin(), weight_of_index{});
+  thrust::device_vector<std::int32_t> out(k);
+  scankit::workspace ws;
+  const float* p = thrust::raw_pointer_cast(w.data());
+  std::int32_t* o = thrust::raw_pointer_cast(out.data());
+  auto call = [&] { scankit::sample_without_replacement(p, n, k, o, k_seed, 0, g_stream, &ws); };
+  call();
+  std::vector<std::int32_t> host(k);
+  thrust::copy(out.begin(), out.end(), host.begin());
+  std::sort(host.begin(), host.end());
+  if (host.front() < 0 || std::adjacent_find(host.begin(), host.end()) != host.end()) {
+    g_errors["wor/scankit_without_replacement"] = "negative or repeated index";
+    state.SkipWithError("invalid sample");
+    return;
+  }
+  const double ms = timed_loop(state, "wor/scankit_without_replacement", call);
+  state.counters["us"] = ms * 1e3;
+}
+
 // Normal logits with sigma 3 (Box-Muller on two Philox uniforms).
 struct logit_of_index {
   __host__ __device__ float operator()(i64 i) const {
@@ -337,6 +361,7 @@ void register_all() {
   add("rows/f32/256x131072/copy", [](benchmark::State& s) { bm_copy(s, 2 * k_rows * k_cols, "rows/copy"); });
   add("rows/f32/256x131072/scankit_sample_rows", [](benchmark::State& s) { bm_rows(s, false); });
   add("rows/f32/256x131072/scankit_sample_segments", [](benchmark::State& s) { bm_rows(s, true); });
+  add("wor/f32/2^24/k1000/scankit_without_replacement", bm_without_replacement);
   add("top/f32/256x131072/scankit_top_p0.9", [](benchmark::State& s) { bm_top(s, 0, 0.9, "scankit_top_p0.9"); });
   add("top/f32/256x131072/scankit_top_k50", [](benchmark::State& s) { bm_top(s, 50, 1.0, "scankit_top_k50"); });
   add("top/f32/256x131072/scankit_top_k50_p0.9", [](benchmark::State& s) { bm_top(s, 50, 0.9, "scankit_top_k50_p0.9"); });
@@ -353,6 +378,7 @@ int print_summary() {
                16.0 * double(k_build_bins) / (anchor_ms(b28) * 1e-3) / 1e9 / copy_gbps("build/copy", i64(1) << 30));
   std::fprintf(stderr, "  rows 256x131072: %.1f us (sample_rows), %.1f us (sample_segments)\n",
                anchor_ms("rows/scankit_sample_rows") * 1e3, anchor_ms("rows/scankit_sample_segments") * 1e3);
+  std::fprintf(stderr, "  without replacement 1000 of 2^24: %.1f us\n", anchor_ms("wor/scankit_without_replacement") * 1e3);
   std::fprintf(stderr, "  top 256x131072: top_p 0.9 %.1f us, top_k 50 %.1f us, both %.1f us\n",
                anchor_ms("top/scankit_top_p0.9") * 1e3, anchor_ms("top/scankit_top_k50") * 1e3,
                anchor_ms("top/scankit_top_k50_p0.9") * 1e3);

@@ -9,6 +9,7 @@ Times (CUDA events, median of --reps after a warm-up):
   top_p_0.9_256x131072         softmax, sort descending, cumsum, mask beyond 0.9, renormalise,
                                multinomial, gather: one token per row from 256 x 131072 logits
   top_k_50_256x131072          topk(50), softmax, multinomial, gather
+  multinomial_1000_of_2^24_wor torch.multinomial(w, 1000, replacement=False), w: 2^24 weights
 Prints one line per row and writes JSON (--json). Needs PyTorch with CUDA; exits 2 without it.
 """
 import argparse
@@ -58,6 +59,7 @@ def main():
         "multinomial_rows_256x131072": lambda: torch.multinomial(probs, 1),
         "top_p_0.9_256x131072": lambda: top_p(logits),
         "top_k_50_256x131072": lambda: top_k(logits),
+        "multinomial_1000_of_2^24_wor": lambda: torch.multinomial(w24, 1000, replacement=False),
     }
     results = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(), "rows": {}}
     for name, call in rows.items():

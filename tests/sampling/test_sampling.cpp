@@ -77,6 +77,16 @@ TYPED_TEST(SamplingTyped, WideBinsFillTheGuideTable) {
   expect_table_matches_reference(w, 100000, seed, 5);
 }
 
+TYPED_TEST(SamplingTyped, TiedCodesFallBackToTheExactCdf) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  // Bins of 1e-7 (and 0) between bins of 1: their ends share a 16-bit code with the bin before,
+  // so about one draw in 2^14 lands on a tied code and is decided by the double CDF.
+  std::vector<TypeParam> w(100003);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = i % 3 == 0 ? TypeParam(1) : (i % 3 == 1 ? TypeParam(1e-7) : TypeParam(0));
+  expect_table_matches_reference(w, 2000000, seed, 0);
+}
+
 TYPED_TEST(SamplingTyped, SingleBinAndLastBin) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
@@ -213,6 +223,45 @@ TYPED_TEST(SamplingTyped, SegmentsMatchReference) {
   got.resize(total);
   EXPECT_EQ(got, scankit::reference::sample_segments(w.data(), offsets, draw_offsets, seed, 3));
   for (std::int64_t d = draw_offsets[7]; d < draw_offsets[8]; ++d) EXPECT_EQ(got[d], -1);
+}
+
+TYPED_TEST(SamplingTyped, WithoutReplacementMatchesReference) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  using T = TypeParam;
+  for (std::int64_t n : {1, 5, 4097, 100003}) {
+    const auto w = scankit::testing::sampling_weights<T>(n, 0.3, seed + n);
+    std::int64_t positive = 0;
+    for (T x : w) positive += x > T(0);
+    device_buffer<T> d_w(w);
+    for (std::int64_t k : {std::int64_t(1), n / 2, n}) {
+      if (k == 0) continue;
+      device_buffer<std::int32_t> out(static_cast<std::size_t>(k + 16));
+      out.poison();
+      scankit::sample_without_replacement(d_w.data(), n, k, out.data(), seed, 17);
+      auto got = out.download();
+      for (int g = 0; g < 16; ++g) EXPECT_EQ(static_cast<std::uint32_t>(got[k + g]), 0xA5A5A5A5u);
+      got.resize(static_cast<std::size_t>(k));
+      EXPECT_EQ(got, scankit::reference::sample_without_replacement(w.data(), n, k, seed, 17)) << "n " << n << " k " << k;
+      std::vector<char> seen(static_cast<std::size_t>(n), 0);
+      for (std::int64_t r = 0; r < k; ++r) {
+        if (r < positive) {
+          ASSERT_GE(got[r], 0);
+          ASSERT_GT(w[got[r]], T(0)) << "a zero weight was taken";
+          ASSERT_FALSE(seen[got[r]]) << "index " << got[r] << " taken twice";
+          seen[got[r]] = 1;
+        } else {
+          ASSERT_EQ(got[r], -1) << "slot " << r << " beyond the " << positive << " positive weights";
+        }
+      }
+    }
+  }
+  std::vector<T> bad(1000, T(1));
+  bad[999] = std::numeric_limits<T>::quiet_NaN();
+  device_buffer<T> d_bad(bad);
+  device_buffer<std::int32_t> out(10);
+  scankit::sample_without_replacement(d_bad.data(), 1000, 10, out.data(), seed);
+  for (std::int32_t v : out.download()) EXPECT_EQ(v, -1);
 }
 
 }  // namespace

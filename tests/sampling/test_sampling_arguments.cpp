@@ -90,6 +90,19 @@ TEST(SamplingReference, StatusOfBadWeights) {
 
 namespace {
 
+TEST(SamplingArguments, WithoutReplacementRejectsBadArguments) {
+  float w[3] = {1, 2, 3};
+  std::int32_t out[4];
+  EXPECT_THROW(scankit::sample_without_replacement(w, 3, 4, out, 1), scankit::error);  // k > n
+  EXPECT_THROW(scankit::sample_without_replacement(w, -1, 0, out, 1), scankit::error);
+  EXPECT_THROW(scankit::sample_without_replacement(w, 3, -1, out, 1), scankit::error);
+  EXPECT_THROW(scankit::sample_without_replacement(static_cast<const float*>(nullptr), 3, 1, out, 1), scankit::error);
+  EXPECT_THROW(scankit::sample_without_replacement(w, 3, 1, nullptr, 1), scankit::error);
+  const auto r = scankit::reference::sample_without_replacement(std::vector<double>{0, 5, 0, 1}.data(), 4, 4, 3, 0);
+  EXPECT_EQ(std::count(r.begin(), r.end(), -1), 2);
+  EXPECT_TRUE((r[0] == 1 && r[1] == 3) || (r[0] == 3 && r[1] == 1));
+}
+
 TEST(SamplingArguments, TopRejectsBadOptions) {
   float x = 1.0f;
   std::int32_t out = 0;

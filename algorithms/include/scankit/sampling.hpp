@@ -2,9 +2,10 @@
 // (callable from g++-compiled code). Weights need not be normalised; zeros are allowed.
 //
 //   sampling_table / build_sampling_table / sample
-//       one distribution, many draws: the CDF (an inclusive scan accumulated in double) and a
-//       guide table are built once on the device; each draw is an inverse-CDF lookup that starts
-//       at the guide entry of its uniform number, O(1) expected memory accesses.
+//       one distribution, many draws: the CDF (an inclusive scan accumulated in double), a 16-bit
+//       code per bin and a guide table are built once on the device; each draw is an inverse-CDF
+//       lookup in the guide cell of its uniform number: two guide entries and a few codes (O(1)
+//       expected accesses), the double CDF only when a code ties with the target's.
 //   sample_rows
 //       one draw from each row of a row-major matrix (a language model's next-token step); the
 //       CDF is never written: one pass sums tiles of each row, a second re-reads only the tile
@@ -12,6 +13,8 @@
 //   sample_segments
 //       many distributions given by offsets (CSR-style), each with its own number of draws; the
 //       CDFs come from the engine's segmented scan (double accumulator).
+//   sample_without_replacement
+//       k distinct items of one distribution, weighted (exponential keys, the toolkit's radix sort).
 //   sample_rows_top
 //       a language model's sampler: rows of logits (or probabilities), temperature, top-k and
 //       top-p (nucleus) filtering, then one draw per row.
@@ -56,9 +59,11 @@ enum class sampling_status : std::int32_t {
 
 const char* to_string(sampling_status status) noexcept;
 
-// The device-resident inverse-CDF table of one distribution: cdf (double, one per bin), a guide
-// table of guide_size() uint32 entries (guide[j] = the first bin whose cdf reaches the j-th of
-// guide_size() equal cells of [0, total)), and a small header with the total and the status.
+// The device-resident inverse-CDF table of one distribution: cdf (double, one per bin), codes
+// (uint16, one per bin: the bin's end within its guide cell in 1/2^16 steps), a guide table of
+// guide_size() + 1 uint32 entries (guide[j] = the first bin whose cdf reaches the j-th of
+// guide_size() = ceil(bins / 8) equal cells of [0, total); guide[guide_size()] = bins), and a small
+// header with the total and the status. cdf, codes and guide are undefined unless the status is ok.
 // Owns its device memory (cudaMallocAsync on the build stream; the destructor frees it with
 // cudaFree, which waits for the device). Reusable: a later build with as many bins or fewer reuses
 // the memory.
@@ -74,7 +79,8 @@ class sampling_table {
   std::int64_t bins() const noexcept { return bins_; }
   std::int64_t guide_size() const noexcept { return guide_size_; }
   const double* cdf() const noexcept { return cdf_; }                 // device, bins() values
-  const std::uint32_t* guide() const noexcept { return guide_; }      // device, guide_size() values
+  const std::uint16_t* codes() const noexcept { return codes_; }      // device, bins() values
+  const std::uint32_t* guide() const noexcept { return guide_; }      // device, guide_size() + 1 values
   const void* header() const noexcept { return memory_; }             // device (internal layout)
   std::size_t capacity_bytes() const noexcept { return capacity_; }
 
@@ -94,6 +100,7 @@ class sampling_table {
   std::int64_t bins_ = 0;
   std::int64_t guide_size_ = 0;
   double* cdf_ = nullptr;
+  std::uint16_t* codes_ = nullptr;
   std::uint32_t* guide_ = nullptr;
 };
 
@@ -123,6 +130,19 @@ void sample_segments(const float* weights, std::int64_t n, const std::int64_t* o
 void sample_segments(const double* weights, std::int64_t n, const std::int64_t* offsets, std::int64_t num_segments,
                      const std::int64_t* draw_offsets, std::int64_t total_draws, std::int32_t* out, std::uint64_t seed,
                      std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+
+// k distinct indices of the n weights, a weighted sample without replacement: item i gets the key
+// -log(u_i) / w_i, u_i = philox_uniform(seed, offset + i) moved into (0, 1), and the k smallest
+// keys are taken in increasing order (so out[0] is a draw from the whole distribution, out[1] one
+// from the rest, ...). Slots beyond the number of positive weights get -1; a bad weight makes every
+// slot -1. k > n throws scankit::error. Sorts all n keys (scankit::argsort on double keys): about
+// 20 bytes of temporary device memory per weight, taken stream-ordered.
+void sample_without_replacement(const float* weights, std::int64_t n, std::int64_t k, std::int32_t* out,
+                                std::uint64_t seed, std::uint64_t offset = 0, cudaStream_t stream = nullptr,
+                                workspace* ws = nullptr);
+void sample_without_replacement(const double* weights, std::int64_t n, std::int64_t k, std::int32_t* out,
+                                std::uint64_t seed, std::uint64_t offset = 0, cudaStream_t stream = nullptr,
+                                workspace* ws = nullptr);
 
 // Options of sample_rows_top. Each token gets the weight exp(-d), d = (shift - value) / temperature
 // its distance in nats below the row's most probable token (value = the logit, or log p for

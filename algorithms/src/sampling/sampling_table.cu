@@ -33,7 +33,8 @@ void draw(const sampling_table& table, std::int32_t* out, std::int64_t count, st
   if (count == 0) return;
   const auto* header = static_cast<const table_header*>(table.header());
   launch_kernel("sampling draws", draw_kernel, dim3(grid_for(count, draw_threads * draws_per_thread)),
-                dim3(draw_threads), stream, header, table.cdf(), table.guide(), out, count, seed, offset);
+                dim3(draw_threads), stream, header, table.cdf(), table.codes(), table.guide(), out, count, seed,
+                offset);
 }
 
 }  // namespace device_detail::sampling
@@ -58,6 +59,7 @@ sampling_table::sampling_table(sampling_table&& o) noexcept
       bins_(std::exchange(o.bins_, 0)),
       guide_size_(std::exchange(o.guide_size_, 0)),
       cdf_(std::exchange(o.cdf_, nullptr)),
+      codes_(std::exchange(o.codes_, nullptr)),
       guide_(std::exchange(o.guide_, nullptr)) {}
 
 sampling_table& sampling_table::operator=(sampling_table&& o) noexcept {
@@ -68,6 +70,7 @@ sampling_table& sampling_table::operator=(sampling_table&& o) noexcept {
     bins_ = std::exchange(o.bins_, 0);
     guide_size_ = std::exchange(o.guide_size_, 0);
     cdf_ = std::exchange(o.cdf_, nullptr);
+    codes_ = std::exchange(o.codes_, nullptr);
     guide_ = std::exchange(o.guide_, nullptr);
   }
   return *this;
@@ -88,6 +91,7 @@ char* sampling_table_access::prepare(sampling_table& t, std::int64_t n, cudaStre
   t.bins_ = n;
   t.guide_size_ = l.guide_size;
   t.cdf_ = reinterpret_cast<double*>(base + l.cdf);
+  t.codes_ = reinterpret_cast<std::uint16_t*>(base + l.codes);
   t.guide_ = reinterpret_cast<std::uint32_t*>(base + l.guide);
   return base;
 }

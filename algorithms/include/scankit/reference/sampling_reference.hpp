@@ -90,6 +90,24 @@ std::vector<std::int32_t> sample_segments(const T* w, const std::vector<std::int
   return out;
 }
 
+// What scankit::sample_without_replacement gives: the k smallest keys -log(u_i) / w_i, ties by index.
+template <class T>
+std::vector<std::int32_t> sample_without_replacement(const T* w, std::int64_t n, std::int64_t k, std::uint64_t seed,
+                                                     std::uint64_t offset) {
+  std::vector<std::int32_t> out(static_cast<std::size_t>(k), -1);
+  std::vector<double> key(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!(w[i] >= T(0)) || std::isinf(w[i])) return out;
+    key[i] = -std::log(detail::philox_uniform(seed, offset + i) + 0x1.0p-54) / double(w[i]);
+  }
+  std::vector<std::int32_t> order(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return key[a] < key[b]; });
+  for (std::int64_t r = 0; r < k; ++r)
+    if (key[order[r]] < HUGE_VAL) out[r] = order[r];
+  return out;
+}
+
 // sample_rows_top's filter for one row, in double: the weight exp(-(shift - value) / temperature)
 // of each kept token (0 for the others), by sorting the row. Empty when the row is bad. Ties with
 // the last kept token (equal values) are kept. The device works in float and selects with 2^-19-nat

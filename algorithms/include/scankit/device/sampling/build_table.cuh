@@ -4,16 +4,18 @@
 //                       CDF value of a non-zero weight, invalid weights (reads the weights)
 //   2. tile prefixes    one block: sum prefixes and end values of all tiles, the total, the
 //                       status and the guide scale (reads 16 bytes per tile)
-//   3. cdf and guide    one block per tile: re-reads the weights, writes the CDF and, for each bin,
-//                       the guide entries j with key(cdf[i - 1]) < j <= key(cdf[i]) (a bin owning
-//                       more than guide_piece entries only records itself in the piece slots)
+//   3. cdf and guide    one block per tile: re-reads the weights, writes the CDF, each bin's code
+//                       (the low 16 bits of guide_position(cdf[i])) and the guide entries j with
+//                       cell(cdf[i - 1]) < j <= cell(cdf[i]) (a bin owning more than guide_piece
+//                       entries only records itself in the piece slots); the last bin writes the
+//                       sentinel guide[guide_size] = bins
 //   4. wide bins        one thread per guide piece finds the pieces that wide bins touch; each
 //                       block then fills its pieces with one entry per thread
 // Passes 2 and 4 do not depend on the weight type: they live in table_passes.cuh, compiled once.
 //
-// guide[j] is the first bin whose key reaches j, so for any target t with key(t) = j the first bin
-// with cdf > t is guide[j] or after it, and the bins in between end inside cell j: O(1) expected
-// steps with guide_size == bins. Weights are read twice (pass 1 and 3): the total must be known
+// guide[j] is the first bin whose cell reaches j, so the bins ending in cell j are guide[j] ..
+// guide[j + 1] - 1, and for a target t in cell j the first bin with cdf > t is among them or is
+// guide[j + 1] (draw_kernel.cuh). Weights are read twice (pass 1 and 3): the total must be known
 // before any guide entry can be placed.
 #pragma once
 
@@ -42,6 +44,7 @@ __global__ void __launch_bounds__(tile_threads) tile_summary_kernel(Source w, st
   tile_walker<Source> walker;
   bool bad = false;
   double lmax = -1.0;
+#pragma unroll
   for (int sub = 0; sub < subtiles; ++sub) {
     T v[items_per_thread];
     double L[items_per_thread];
@@ -71,8 +74,9 @@ __device__ __forceinline__ void record_wide_bin(std::int64_t first, std::int64_t
 template <class T>
 __global__ void __launch_bounds__(tile_threads) cdf_guide_kernel(const T* w, std::int64_t n, const double* prefix,
                                                                   const double* end_value, const table_header* header,
-                                                                  double* cdf, std::uint32_t* guide,
-                                                                  std::int32_t* covers, std::int32_t* starts) {
+                                                                  double* cdf, std::uint16_t* codes,
+                                                                  std::uint32_t* guide, std::int32_t* covers,
+                                                                  std::int32_t* starts) {
   using scan = block_double_scan<tile_threads>;
   __shared__ typename scan::storage s;
   if (header->status != 0) return;
@@ -85,6 +89,7 @@ __global__ void __launch_bounds__(tile_threads) cdf_guide_kernel(const T* w, std
   double carry = tile == 0 ? 0.0 : end_value[tile - 1];
   tile_walker<array_source<T>> walker;
   const array_source<T> src{w};
+#pragma unroll
   for (int sub = 0; sub < subtiles; ++sub) {
     T v[items_per_thread];
     double value[items_per_thread];
@@ -98,20 +103,33 @@ __global__ void __launch_bounds__(tile_threads) cdf_guide_kernel(const T* w, std
       for (int k = 0; k < items_per_thread; ++k)
         if (first + k < end) cdf[first + k] = value[k];
     }
-    double previous = before;
+    std::int64_t position[items_per_thread];
+#pragma unroll
+    for (int k = 0; k < items_per_thread; ++k) position[k] = guide_position(value[k], scale, guide_size);
+    if (first + items_per_thread <= end) {  // codes: 8 bytes per thread, first a multiple of 4
+      const unsigned lo_pair = unsigned(position[0] & 0xffff) | (unsigned(position[1] & 0xffff) << 16);
+      const unsigned hi_pair = unsigned(position[2] & 0xffff) | (unsigned(position[3] & 0xffff) << 16);
+      *reinterpret_cast<uint2*>(codes + first) = make_uint2(lo_pair, hi_pair);
+    } else {
+#pragma unroll
+      for (int k = 0; k < items_per_thread; ++k)
+        if (first + k < end) codes[first + k] = static_cast<std::uint16_t>(position[k] & 0xffff);
+    }
+    std::int64_t previous = guide_position(before, scale, guide_size) >> 16;
 #pragma unroll
     for (int k = 0; k < items_per_thread; ++k) {
       const std::int64_t i = first + k;
       if (i < end) {
-        const std::int64_t lo = i == 0 ? -1 : guide_cell(previous, scale, guide_size);
-        const std::int64_t hi = guide_cell(value[k], scale, guide_size);
+        const std::int64_t lo = i == 0 ? -1 : previous;
+        const std::int64_t hi = position[k] >> 16;
+        if (i == n - 1) guide[guide_size] = static_cast<std::uint32_t>(n);  // the sentinel
         if (hi - lo > guide_piece) {
           record_wide_bin(lo + 1, hi, static_cast<std::int32_t>(i), covers, starts);
         } else {
           for (std::int64_t j = lo + 1; j <= hi; ++j) guide[j] = static_cast<std::uint32_t>(i);
         }
       }
-      previous = value[k];
+      previous = position[k] >> 16;
     }
   }
 }

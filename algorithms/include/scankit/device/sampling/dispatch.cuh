@@ -21,14 +21,15 @@ namespace scankit {
 // Where each part of a table of n bins lives in its one allocation (256-byte aligned parts).
 struct sampling_table_layout {
   std::int64_t tiles = 0, pieces = 0, guide_size = 0;
-  std::size_t summaries = 0, prefix = 0, end_value = 0, covers = 0, starts = 0, cdf = 0, guide = 0, bytes = 0;
+  std::size_t summaries = 0, prefix = 0, end_value = 0, covers = 0, starts = 0, cdf = 0, codes = 0, guide = 0,
+              bytes = 0;
 
   static sampling_table_layout of(std::int64_t n) {
     using namespace device_detail::sampling;
     auto up = [](std::size_t b) { return (b + 255) / 256 * 256; };
     sampling_table_layout l;
     l.tiles = (n + tile_items - 1) / tile_items;
-    l.guide_size = std::max<std::int64_t>(n, 1);
+    l.guide_size = std::max<std::int64_t>((n + bins_per_cell - 1) / bins_per_cell, 1);
     l.pieces = (l.guide_size + guide_piece - 1) / guide_piece;
     std::size_t at = 256;  // the header
     l.summaries = at, at += up(sizeof(tile_summary) * l.tiles);
@@ -37,7 +38,8 @@ struct sampling_table_layout {
     l.covers = at, at += up(sizeof(std::int32_t) * l.pieces);
     l.starts = at, at += up(sizeof(std::int32_t) * l.pieces);
     l.cdf = at, at += up(sizeof(double) * std::size_t(std::max<std::int64_t>(n, 1)));
-    l.guide = at, at += up(sizeof(std::uint32_t) * l.guide_size);
+    l.codes = at, at += up(sizeof(std::uint16_t) * std::size_t(std::max<std::int64_t>(n, 1)));
+    l.guide = at, at += up(sizeof(std::uint32_t) * (l.guide_size + 1));  // + the sentinel
     l.bytes = at;
     return l;
   }
@@ -86,6 +88,7 @@ void build_table(const T* w, std::int64_t n, sampling_table& table, cudaStream_t
   auto* covers = reinterpret_cast<std::int32_t*>(base + l.covers);
   auto* starts = reinterpret_cast<std::int32_t*>(base + l.starts);
   auto* cdf = reinterpret_cast<double*>(base + l.cdf);
+  auto* codes = reinterpret_cast<std::uint16_t*>(base + l.codes);
   auto* guide = reinterpret_cast<std::uint32_t*>(base + l.guide);
   // covers and starts are adjacent: one memset marks every piece slot empty (-1).
   SCANKIT_CUDA_CHECK(cudaMemsetAsync(covers, 0xff, l.starts - l.covers + sizeof(std::int32_t) * l.pieces, stream));
@@ -95,7 +98,7 @@ void build_table(const T* w, std::int64_t n, sampling_table& table, cudaStream_t
   launch_table_prefix(summaries, l.tiles, prefix, end_value, header, n, l.guide_size, stream);
   if (l.tiles > 0)
     launch_kernel("sampling cdf and guide", cdf_guide_kernel<T>, dim3(unsigned(l.tiles)), dim3(tile_threads), stream, w,
-                  n, prefix, end_value, header, cdf, guide, covers, starts);
+                  n, prefix, end_value, header, cdf, codes, guide, covers, starts);
   launch_wide_bins(cdf, header, covers, starts, l.pieces, guide, stream);
 }
 

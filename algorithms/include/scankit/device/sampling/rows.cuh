@@ -54,6 +54,7 @@ __global__ void __launch_bounds__(tile_threads) row_draw_kernel(Source w, std::i
   double carry = tile == 0 ? 0.0 : end_value[t0 + tile - 1];
   using T = typename Source::value_type;
   tile_walker<Source> walker;
+#pragma unroll
   for (int sub = 0; sub < subtiles; ++sub) {
     T v[items_per_thread];
     double value[items_per_thread];

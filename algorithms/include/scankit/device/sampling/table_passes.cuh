@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(prefix_threads) table_prefix_kernel(const tile
     else if (!(t.total > 0.0)) status = 2;
     else if (isinf(t.total)) status = 3;
     header->total = t.total;
-    header->scale = status == 0 ? double(guide_size) / t.total : 0.0;
+    header->scale = status == 0 ? double(guide_size) * 65536.0 / t.total : 0.0;
     header->bins = bins;
     header->guide_size = guide_size;
     header->status = status;

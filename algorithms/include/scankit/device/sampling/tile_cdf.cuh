@@ -36,7 +36,6 @@ struct block_double_scan {
   static constexpr int warps = Threads / 32;
   struct storage {
     double warp[warps];
-    double total;
   };
 
   template <class Op>
@@ -50,19 +49,18 @@ struct block_double_scan {
     }
     if (lane == 31) s.warp[warp] = inclusive;
     __syncthreads();
-    if (threadIdx.x == 0) {  // at most 32 warp totals: a serial pass is short and fixes the order
-      double run = identity;
-      for (int w = 0; w < warps; ++w) {
-        const double t = s.warp[w];
-        s.warp[w] = run;
-        run = w == 0 ? t : op(run, t);
-      }
-      s.total = run;
+    // Every thread folds the warp totals left to right itself (at most 32 broadcast reads): the
+    // same order, so the same bits, in every thread and every kernel, and no second barrier.
+    double before_warp = identity, all = identity;
+#pragma unroll
+    for (int w = 0; w < warps; ++w) {
+      const double t = s.warp[w];
+      if (w == warp) before_warp = all;
+      all = w == 0 ? t : op(all, t);
     }
-    __syncthreads();
     const double before_lane = __shfl_up_sync(0xffffffffu, inclusive, 1);
-    const double result = lane == 0 ? s.warp[warp] : (warp == 0 ? before_lane : op(s.warp[warp], before_lane));
-    total = s.total;
+    const double result = lane == 0 ? before_warp : (warp == 0 ? before_lane : op(before_warp, before_lane));
+    total = all;
     __syncthreads();  // the storage may be reused right after
     return result;
   }
@@ -119,11 +117,23 @@ struct tile_walker {
   using scan = block_double_scan<tile_threads>;
   double carry = 0.0;
 
+  // All of the tile's items, loaded at the first sub-tile: one block of 256 threads then has 16 KiB
+  // (32 KiB for double) of loads in flight instead of a sub-tile's 4 KiB between barriers, which is
+  // what it takes to cover the memory latency at full bandwidth. Callers unroll the sub-tile loop
+  // so that this stays in registers.
+  T loaded[subtiles][items_per_thread];
+
   // Sub-tile `sub` of the tile whose first item is `tile_begin` (items up to `end`).
-  __device__ void step(const Source& src, std::int64_t tile_begin, std::int64_t end, int sub, typename scan::storage& s,
-                       T (&v)[items_per_thread], double (&L)[items_per_thread], bool& bad) {
-    const std::int64_t first = tile_begin + std::int64_t(sub) * subtile_items + threadIdx.x * items_per_thread;
-    src.load(first, end, v);
+  __device__ __forceinline__ void step(const Source& src, std::int64_t tile_begin, std::int64_t end, int sub,
+                                       typename scan::storage& s, T (&v)[items_per_thread], double (&L)[items_per_thread],
+                                       bool& bad) {
+    if (sub == 0) {
+#pragma unroll
+      for (int k = 0; k < subtiles; ++k)
+        src.load(tile_begin + std::int64_t(k) * subtile_items + threadIdx.x * items_per_thread, end, loaded[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < items_per_thread; ++k) v[k] = loaded[sub][k];
     double r[items_per_thread];
     double run = 0.0;
 #pragma unroll
@@ -144,7 +154,7 @@ struct tile_walker {
 // fl(base + L) of a non-zero weight up to item k). `carry` is the CDF value before the sub-tile and
 // becomes the one after it; the return value is the CDF value of the item before this thread's first.
 template <class Source>
-__device__ double cdf_step(tile_walker<Source>& walker, const Source& src, std::int64_t tile_begin, std::int64_t end,
+__device__ __forceinline__ double cdf_step(tile_walker<Source>& walker, const Source& src, std::int64_t tile_begin, std::int64_t end,
                            int sub, double base, double& carry, typename block_double_scan<tile_threads>::storage& s,
                            typename Source::value_type (&v)[items_per_thread], double (&value)[items_per_thread]) {
   using T = typename Source::value_type;

@@ -25,6 +25,7 @@ __device__ distribution_totals scan_tile_summaries(const tile_summary* summaries
   const std::int64_t last = std::min<std::int64_t>(tiles, first + chunk);
   double sum = 0.0;
   int bad = 0;
+#pragma unroll 8
   for (std::int64_t b = first; b < last; ++b) {
     sum = b == first ? summaries[b].sum : sum + summaries[b].sum;
     bad |= summaries[b].bad;
@@ -32,6 +33,7 @@ __device__ distribution_totals scan_tile_summaries(const tile_summary* summaries
   double ignored = 0.0;
   double p = scan::exclusive_sum(sum, s, ignored);
   double m = 0.0;
+#pragma unroll 8
   for (std::int64_t b = first; b < last; ++b) {
     const tile_summary t = summaries[b];
     prefix[b] = p;
@@ -42,6 +44,7 @@ __device__ distribution_totals scan_tile_summaries(const tile_summary* summaries
   }
   double total = 0.0;
   double run = scan::exclusive_max(m, s, total);
+#pragma unroll 8
   for (std::int64_t b = first; b < last; ++b) {
     run = fmax(run, end_value[b]);
     end_value[b] = run;

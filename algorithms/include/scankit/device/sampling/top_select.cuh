@@ -53,6 +53,23 @@ __device__ __forceinline__ unsigned long long top_mass(float d) {
 
 constexpr int top_threads = 1024;
 
+// Calls f(j, row[j]) for this thread's columns j = threadIdx.x + m * top_threads, loading four of
+// them before using any: a pass over a row is a memory pass, and one load at a time per thread
+// leaves too little in flight to cover the latency.
+template <class F>
+__device__ __forceinline__ void for_each_in_row(const float* row, std::int64_t cols, F f) {
+  constexpr int group = 4;
+  std::int64_t j = threadIdx.x;
+  for (; j + (group - 1) * top_threads < cols; j += group * top_threads) {
+    float v[group];
+#pragma unroll
+    for (int g = 0; g < group; ++g) v[g] = __ldg(row + j + g * top_threads);
+#pragma unroll
+    for (int g = 0; g < group; ++g) f(j + g * top_threads, v[g]);
+  }
+  for (; j < cols; j += top_threads) f(j, __ldg(row + j));
+}
+
 struct top_select_storage {
   unsigned int count[256];
   unsigned long long mass[256];
@@ -72,15 +89,15 @@ __device__ std::uint32_t top_radix_select(const float* row, std::int64_t cols, f
     const int shift_bits = 16 - 8 * round;
     for (int i = threadIdx.x; i < 256; i += top_threads) s.count[i] = 0, s.mass[i] = 0;
     __syncthreads();
-    for (std::int64_t j = threadIdx.x; j < cols; j += top_threads) {
-      const float d = top_distance(row[j], shift, p.inv_temperature, p.logits);
+    for_each_in_row(row, cols, [&](std::int64_t, float value) {
+      const float d = top_distance(value, shift, p.inv_temperature, p.logits);
       const std::uint32_t c = top_code(d);
-      if (c > filter) continue;
-      if (round > 0 && (c >> (shift_bits + 8)) != (prefix >> (shift_bits + 8))) continue;
+      if (c > filter) return;
+      if (round > 0 && (c >> (shift_bits + 8)) != (prefix >> (shift_bits + 8))) return;
       const unsigned digit = (c >> shift_bits) & 255u;
       if (ByMass) atomicAdd(&s.mass[digit], top_mass(d));
       else atomicAdd(&s.count[digit], 1u);
-    }
+    });
     __syncthreads();
     if (threadIdx.x == 0) {  // `need` and `above` live in thread 0's registers; only the prefix is shared
       if (ByMass && round == 0) {  // need is a fraction of the filtered mass, known only now
@@ -116,11 +133,10 @@ __global__ void __launch_bounds__(top_threads) top_select_kernel(const float* x,
   // Pass 1: the largest value and whether any value is bad.
   float m = -INFINITY;
   int bad = 0;
-  for (std::int64_t j = threadIdx.x; j < cols; j += top_threads) {
-    const float v = row[j];
+  for_each_in_row(row, cols, [&](std::int64_t, float v) {
     bad |= p.logits ? (isnan(v) || v == INFINITY) : (!(v >= 0.0f) || isinf(v));
     m = fmaxf(m, v);
-  }
+  });
   for (int d = 16; d > 0; d >>= 1) {
     m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
     bad |= __shfl_xor_sync(0xffffffffu, bad, d);

@@ -1,0 +1,51 @@
+// Precompiled weighted sampling without replacement for float and double weights.
+#include <algorithm>
+#include <string>
+
+#include "scankit/device/sampling/without_replacement.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/radix_sort.hpp"
+#include "scankit/sampling.hpp"
+
+namespace scankit {
+namespace {
+
+template <class T>
+void without_replacement(const T* w, std::int64_t n, std::int64_t k, std::int32_t* out, std::uint64_t seed,
+                         std::uint64_t offset, cudaStream_t stream, workspace* ws) {
+  using namespace device_detail::sampling;
+  const char* fn = "scankit::sample_without_replacement";
+  if (n < 0 || k < 0) throw error(std::string(fn) + ": n and k must not be negative");
+  if (k > n) throw error(std::string(fn) + ": k = " + std::to_string(k) + " exceeds n = " + std::to_string(n));
+  if (n > 0x7fffffff) throw error(std::string(fn) + ": n exceeds 2^31 - 1 (int32 indices)");
+  if (n > 0 && w == nullptr) throw error(std::string(fn) + ": weights is null with n > 0");
+  if (k > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with k > 0");
+  if (k == 0) return;
+  const std::size_t keys_bytes = (sizeof(double) * n + 255) / 256 * 256;
+  scankit::detail::workspace_lease storage(nullptr, 0, 2 * keys_bytes + sizeof(std::int32_t) * n, stream);
+  char* base = static_cast<char*>(storage.view().scratch);
+  auto* keys = reinterpret_cast<double*>(base);
+  auto* sorted = reinterpret_cast<double*>(base + keys_bytes);
+  auto* order = reinterpret_cast<std::int32_t*>(base + 2 * keys_bytes);
+  const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 4096));
+  device_detail::launch_kernel("sampling exponential keys", exponential_key_kernel<T>, dim3(grid), dim3(256), stream, w,
+                               n, seed, offset, keys);
+  argsort(keys, sorted, order, n, stream, ws);
+  device_detail::launch_kernel("sampling take smallest keys", take_smallest_kernel,
+                               dim3(static_cast<unsigned>(std::min<std::int64_t>((k + 255) / 256, 4096))), dim3(256),
+                               stream, sorted, order, n, k, out);
+}
+
+}  // namespace
+
+void sample_without_replacement(const float* weights, std::int64_t n, std::int64_t k, std::int32_t* out,
+                                std::uint64_t seed, std::uint64_t offset, cudaStream_t stream, workspace* ws) {
+  without_replacement(weights, n, k, out, seed, offset, stream, ws);
+}
+
+void sample_without_replacement(const double* weights, std::int64_t n, std::int64_t k, std::int32_t* out,
+                                std::uint64_t seed, std::uint64_t offset, cudaStream_t stream, workspace* ws) {
+  without_replacement(weights, n, k, out, seed, offset, stream, ws);
+}
+
+}  // namespace scankit
