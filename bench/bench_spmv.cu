@@ -19,15 +19,12 @@
 //   scankit          ... the plan's automatic choice (the counter `kernel`: 1 merge, 2 vector)
 //   one_call         scankit::sparse::spmv without a plan (offsets check, statistics and the wait
 //                    for them included)
-//   shape_<T>x<K>[_b<B>]  the merge-path kernel with another tile shape (T threads, K positions per
-//                    thread, at least B blocks per SM), launched through the device layer without a
-//                    plan (the partition is computed per call): for tuning, run with
-//                    --benchmark_filter=shape_
-//   try_vrows_w<W>_r<R>_c<C>   the vector kernel in other shapes: R rows in flight per group of W
-//                    lanes, C chunks of W nonzeros loaded ahead per row (the library's: R 4, C 2,
-//                    W from the mean row length)
-//   try_merge_fixup  a candidate (spmv_candidates.cuh): the merge path without ticket and
-//                    look-back, with a carry fix-up launch (its partition made once, untimed)
+//   <loads>_<T>x<K>[_b<B>]  the merge-path kernel with another shape (T threads, K positions per
+//                    thread, at least B blocks per SM) and way of reading A's nonzeros (staged
+//                    through shared memory, direct to registers, or streaming: direct with the
+//                    evict-first hint), launched through the device layer without a plan (the
+//                    partition is computed per call): for tuning, run with
+//                    --benchmark_filter='_256x|_512x'
 // Counters: ms (median), gflops (2 nnz / time), frac_floor (copy time / this time),
 // vs_cusparse (the faster cuSPARSE algorithm's time / this time), plan_ms (scankit rows: the time
 // to build the plan, once, host clock around the constructor). Correctness guard: every scankit
@@ -60,7 +57,6 @@
 #include <cusparse.h>
 
 #include "scankit/device/sparse/spmv_dispatch.cuh"
-#include "spmv_candidates.cuh"
 #include "scankit/sparse/csr_build.hpp"
 #include "scankit/sparse/generators.hpp"
 #include "scankit/sparse/matrix_market.hpp"
@@ -322,46 +318,15 @@ void launch_shape(const scankit::device_detail::spmv_arguments<int, Value>& args
 template <class Value>
 shape_launcher<Value> shape_of(const std::string& row) {
   using scankit::device_detail::spmv_merge_policy;
-  if (row == "shape_256x8") return launch_shape<spmv_merge_policy<256, 8>, Value>;
-  if (row == "shape_256x8_b8") return launch_shape<spmv_merge_policy<256, 8, 8>, Value>;
-  if (row == "shape_256x6") return launch_shape<spmv_merge_policy<256, 6>, Value>;
-  if (row == "shape_256x4") return launch_shape<spmv_merge_policy<256, 4>, Value>;
-  if (row == "shape_128x16") return launch_shape<spmv_merge_policy<128, 16>, Value>;
-  if (row == "shape_128x8") return launch_shape<spmv_merge_policy<128, 8>, Value>;
+  using loads = scankit::device_detail::spmv_nonzero_loads;
+  if (row == "staged_256x8") return launch_shape<spmv_merge_policy<256, 8, 0, loads::staged>, Value>;
+  if (row == "direct_256x8") return launch_shape<spmv_merge_policy<256, 8, 0, loads::direct>, Value>;
+  if (row == "stream_256x8") return launch_shape<spmv_merge_policy<256, 8, 0, loads::streaming>, Value>;
+  if (row == "stream_256x8_b6") return launch_shape<spmv_merge_policy<256, 8, 6, loads::streaming>, Value>;
+  if (row == "stream_256x12") return launch_shape<spmv_merge_policy<256, 12, 0, loads::streaming>, Value>;
+  if (row == "stream_256x4") return launch_shape<spmv_merge_policy<256, 4, 0, loads::streaming>, Value>;
+  if (row == "stream_512x6") return launch_shape<spmv_merge_policy<512, 6, 0, loads::streaming>, Value>;
   return nullptr;
-}
-
-// The vector kernel in other shapes: W lanes per row group, R rows in flight, C chunks ahead.
-template <int W, int R, int C, class Value>
-void launch_vector_rows(const scankit::device_detail::spmv_arguments<int, Value>& args) {
-  scankit::device_detail::launch_spmv_vector<W, R, C, 256>(args, g_stream);
-}
-template <class Value>
-shape_launcher<Value> vector_rows_of(const std::string& row) {
-  if (row == "try_vrows_w4_r4_c2") return launch_vector_rows<4, 4, 2, Value>;
-  if (row == "try_vrows_w4_r2_c2") return launch_vector_rows<4, 2, 2, Value>;
-  if (row == "try_vrows_w2_r4_c2") return launch_vector_rows<2, 4, 2, Value>;
-  if (row == "try_vrows_w2_r8_c3") return launch_vector_rows<2, 8, 3, Value>;
-  if (row == "try_vrows_w8_r4_c1") return launch_vector_rows<8, 4, 1, Value>;
-  if (row == "try_vrows_w1_r4_c8") return launch_vector_rows<1, 4, 8, Value>;  // a thread per row
-  return nullptr;
-}
-
-// The merge path with a carry fix-up: partition once, then two launches per product.
-template <class Value>
-std::function<void()> merge_fixup_launch(const scankit::device_detail::spmv_arguments<int, Value>& args) {
-  using policy = scankit::device_detail::spmv_merge_policy<256, 8>;
-  const long long tiles = scankit::device_detail::spmv_merge_tiles<policy>(args.rows, args.nnz);
-  auto coordinates = std::make_shared<device_array<scankit::device_detail::merge_coordinate>>(tiles + 1);
-  auto carries = std::make_shared<device_array<Value>>(tiles);
-  scankit::device_detail::launch_merge_partition<policy>(args.offsets, args.rows, args.nnz, coordinates->p, g_stream);
-  return [args, tiles, coordinates, carries] {
-    scankit_bench::merge_fixup_kernel<policy, int, Value><<<static_cast<unsigned>(tiles), 256, 0, g_stream>>>(
-        args, coordinates->p, carries->p);
-    scankit_bench::carry_fixup_kernel<int, Value><<<static_cast<unsigned>((tiles + 255) / 256), 256, 0, g_stream>>>(
-        args, coordinates->p, carries->p, tiles);
-    BENCH_CHECK(cudaGetLastError());
-  };
 }
 
 template <class Value>
@@ -384,13 +349,6 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
     cs = std::make_unique<cusparse_spmv<Value>>(m, alg2 ? m.y_ref.p : m.y.p,
                                                 alg2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1);
     launch = [&cs] { cs->run(); };
-  } else if (const auto candidate = vector_rows_of<Value>(row)) {
-    const scankit::device_detail::spmv_arguments<int, Value> args{
-        m.a->offsets(), m.a->columns(), m.a->values(), m.rows, m.cols, m.nnz, m.x.p, m.y.p, Value(1), Value(0)};
-    launch = [candidate, args] { candidate(args); };
-  } else if (row == "try_merge_fixup") {
-    launch = merge_fixup_launch<Value>({m.a->offsets(), m.a->columns(), m.a->values(), m.rows, m.cols, m.nnz, m.x.p,
-                                        m.y.p, Value(1), Value(0)});
   } else if (const auto shape = shape_of<Value>(row)) {
     const scankit::device_detail::spmv_arguments<int, Value> args{
         m.a->offsets(), m.a->columns(), m.a->values(), m.rows, m.cols, m.nnz, m.x.p, m.y.p, Value(1), Value(0)};
@@ -441,12 +399,10 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
 
 const std::vector<std::string> g_matrices = {"p2d4096_f32", "mdual_f32",  "rmat22_f32", "powerlaw_f32",
                                              "halfempty_f32", "p3d256_f64", "rmat22_f64"};
-const std::vector<std::string> g_rows = {"copy", "cusparse_alg2", "cusparse_alg1", "merge_path",
-                                         "vector", "scankit", "one_call", "shape_256x8", "shape_256x8_b8",
-                                         "shape_256x6", "shape_256x4", "shape_128x16", "shape_128x8",
-                                         "try_vrows_w4_r4_c2", "try_vrows_w4_r2_c2", "try_vrows_w2_r4_c2",
-                                         "try_vrows_w2_r8_c3", "try_vrows_w8_r4_c1", "try_vrows_w1_r4_c8",
-                                         "try_merge_fixup"};
+const std::vector<std::string> g_rows = {"copy",          "cusparse_alg2",   "cusparse_alg1", "merge_path",
+                                         "vector",        "scankit",         "one_call",      "staged_256x8",
+                                         "direct_256x8",  "stream_256x8",    "stream_256x8_b6", "stream_256x12",
+                                         "stream_256x4",  "stream_512x6"};
 
 void register_all() {
   for (const std::string& name : g_matrices) {

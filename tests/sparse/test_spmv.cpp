@@ -257,6 +257,47 @@ TEST(Spmv, EdgeMatrices) {
   }
 }
 
+// A row so long that the merge path's carries of its tiles fill several tiles of the fix-up scan
+// (more than 2^22 positions), between short and empty rows. Ones times ones: every partial sum is
+// an integer below 2^24, so each row must come out exact whatever the association, and a carry
+// lost or added twice shows.
+TEST(Spmv, RowSpanningManyFixupTiles) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  constexpr std::int32_t long_row = 7'777, long_length = 9'000'000;
+  csr_matrix_host<std::int32_t, float> a;
+  a.rows = 30'001;
+  a.cols = long_length;
+  a.offsets.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+  for (std::int32_t r = 0; r < a.rows; ++r) {
+    const std::int32_t n = r == long_row ? long_length : static_cast<std::int32_t>(rng() % 3);
+    for (std::int32_t k = 0; k < n; ++k) {
+      a.columns.push_back(r == long_row ? k : static_cast<std::int32_t>(rng() % a.cols));
+    }
+    a.offsets[static_cast<std::size_t>(r) + 1] = static_cast<std::int32_t>(a.columns.size());
+  }
+  a.values.assign(a.columns.size(), 1.0f);
+  const device_matrix<std::int32_t, float> d(a);
+  const std::vector<float> ones(static_cast<std::size_t>(a.cols), 1.0f);
+  device_buffer<float> dx(ones);
+  for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-0.5f, 1.5f}}) {
+    device_buffer<float> dy(std::vector<float>(static_cast<std::size_t>(a.rows), 2.0f));
+    sparse::spmv(alpha, d.view, {dx.data(), a.cols}, beta, {dy.data(), a.rows}, nullptr, nullptr, merge);
+    const auto y = dy.download();
+    int wrong = 0;
+    for (std::int32_t r = 0; r < a.rows && wrong < 5; ++r) {
+      const float length = static_cast<float>(a.offsets[r + 1] - a.offsets[r]);
+      const float expected = alpha * length + (beta == 0.0f ? 0.0f : beta * 2.0f);
+      if (y[static_cast<std::size_t>(r)] != expected) {
+        ADD_FAILURE() << "alpha " << alpha << " beta " << beta << ": y[" << r << "] = " << y[static_cast<std::size_t>(r)]
+                      << ", expected " << expected;
+        ++wrong;
+      }
+    }
+  }
+}
+
 TEST(Spmv, AlphaBetaEdgeValues) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);

@@ -338,8 +338,8 @@ std::size_t spmv_workspace_bytes(const spmv_plan<Index, Value>& plan) {
   namespace dd = scankit::device_detail;
   const long long tiles = spmv_impl::merge_tiles(plan.operand());
   if (plan.kernel() != spmv_kernel::merge_path || tiles <= 1) return 0;
-  return workspace::bytes_needed(dd::tile_state_slots<scankit::segment_item<Value>>(static_cast<std::size_t>(tiles)),
-                                 dd::spmv_merge_state_bytes<Value>(tiles));
+  const dd::spmv_merge_layout layout = dd::spmv_merge_workspace<Value>(tiles, false);  // the plan keeps the partition
+  return workspace::bytes_needed(layout.state_slots, layout.scratch_bytes);
 }
 
 }  // namespace scankit::sparse

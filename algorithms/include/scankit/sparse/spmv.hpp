@@ -142,8 +142,8 @@ SCANKIT_DECLARE_SPMV(std::int64_t, float)
 SCANKIT_DECLARE_SPMV(std::int64_t, double)
 #undef SCANKIT_DECLARE_SPMV
 
-// Device workspace bytes a call on this plan needs (the tile states of the merge-path kernel);
-// wrapped caller memory of this size serves every call on the plan.
+// Device workspace bytes a call on this plan needs (the merge-path kernel's tile carries and the
+// state of their fix-up); wrapped caller memory of this size serves every call on the plan.
 template <class Index, class Value>
 std::size_t spmv_workspace_bytes(const spmv_plan<Index, Value>& plan);
 

@@ -2,9 +2,11 @@
 // library's tuned shapes are in algorithms/src/sparse/spmv_impl.cuh; docs/tuning.md).
 //   spmv_merge_tiles          tiles of the merge-path kernel over rows + nnz positions
 //   launch_merge_partition    the tiles' merge coordinates (a plan keeps them)
+//   spmv_merge_workspace      what a merge-path product keeps in the workspace
 //   run_spmv_merge            the merge-path kernel: one block without a workspace when the
-//                             matrix fits one tile, else one single-pass launch whose tile states
-//                             (and, without a plan's partition, the partition) live in the workspace
+//                             matrix fits one tile, else the tiles kernel and the carry fix-up,
+//                             whose carries, tile states (and, without a plan's partition, the
+//                             partition) live in the workspace
 //   run_spmv_vector           the vector kernel for a row group of `width` lanes, Rows rows in flight
 #pragma once
 
@@ -15,6 +17,7 @@
 
 #include "scankit/device/device/scan_dispatch.cuh"  // make_single_pass_context, round_up_256
 #include "scankit/device/sparse/merge_path.cuh"
+#include "scankit/device/sparse/spmv_carry_fixup.cuh"
 #include "scankit/device/sparse/spmv_merge_kernel.cuh"
 #include "scankit/device/sparse/spmv_vector_kernel.cuh"
 #include "scankit/device/util/launch.cuh"
@@ -27,10 +30,25 @@ long long spmv_merge_tiles(long long rows, long long nnz) {
   return (rows + nnz + Policy::tile_items - 1) / Policy::tile_items;
 }
 
-// Scratch bytes of the tile states of a launch of `tiles` tiles.
+// The workspace of a merge-path product over `tiles` tiles (more than one): the fix-up scan's tile
+// states, then the carries, their rows and (without a plan's) the partition in the scratch.
+struct spmv_merge_layout {
+  std::size_t state_slots;
+  std::size_t carries_at, rows_at, partition_at, scratch_bytes;
+};
+
 template <class Value>
-std::size_t spmv_merge_state_bytes(long long tiles) {
-  return round_up_256(tile_state_scratch_bytes<segment_item<Value>>(static_cast<std::size_t>(tiles)));
+spmv_merge_layout spmv_merge_workspace(long long tiles, bool needs_partition) {
+  using item_t = segment_item<Value>;
+  const auto scan_tiles = static_cast<std::size_t>(carry_scan_tiles<Value>(tiles));
+  const auto count = static_cast<std::size_t>(tiles);
+  spmv_merge_layout l{};
+  l.state_slots = tile_state_slots<item_t>(scan_tiles);
+  l.carries_at = round_up_256(tile_state_scratch_bytes<item_t>(scan_tiles));
+  l.rows_at = l.carries_at + round_up_256(count * sizeof(Value));
+  l.partition_at = l.rows_at + round_up_256(count * sizeof(long long));
+  l.scratch_bytes = l.partition_at + (needs_partition ? (count + 1) * sizeof(merge_coordinate) : 0);
+  return l;
 }
 
 template <class Policy, class Index>
@@ -51,23 +69,25 @@ void run_spmv_merge(const spmv_arguments<Index, Value>& args, const merge_coordi
   const long long tiles = spmv_merge_tiles<Policy>(args.rows, args.nnz);
   if (tiles <= 1) {
     launch_kernel("spmv_merge_kernel (single tile)", kernel, 1, Policy::block_threads, stream, args,
-                  static_cast<const merge_coordinate*>(nullptr), single_pass_context<item_t>{});
+                  static_cast<const merge_coordinate*>(nullptr), spmv_carries<Value>{nullptr, nullptr});
     return;
   }
-  const std::size_t states = spmv_merge_state_bytes<Value>(tiles);
-  const std::size_t partition_bytes =
-      partition != nullptr ? 0 : static_cast<std::size_t>(tiles + 1) * sizeof(merge_coordinate);
-  const detail::workspace_lease lease(ws, tile_state_slots<item_t>(static_cast<std::size_t>(tiles)),
-                                      states + partition_bytes, stream);
+  const spmv_merge_layout layout = spmv_merge_workspace<Value>(tiles, partition == nullptr);
+  const detail::workspace_lease lease(ws, layout.state_slots, layout.scratch_bytes, stream);
   const workspace_view view = lease.view();
+  char* scratch = static_cast<char*>(view.scratch);
   if (partition == nullptr) {
-    auto* coordinates = reinterpret_cast<merge_coordinate*>(static_cast<char*>(view.scratch) + states);
+    auto* coordinates = reinterpret_cast<merge_coordinate*>(scratch + layout.partition_at);
     launch_merge_partition<Policy>(args.offsets, args.rows, args.nnz, coordinates, stream);
     partition = coordinates;
   }
-  const auto pass = make_single_pass_context<item_t>(view, tiles, Policy::backoff);
-  launch_kernel("spmv_merge_kernel (decoupled look-back)", kernel, static_cast<unsigned>(tiles), Policy::block_threads,
-                stream, args, partition, pass);
+  const spmv_carries<Value> carries{reinterpret_cast<Value*>(scratch + layout.carries_at),
+                                    reinterpret_cast<long long*>(scratch + layout.rows_at)};
+  launch_kernel("spmv_merge_kernel", kernel, static_cast<unsigned>(tiles), Policy::block_threads, stream, args,
+                partition, carries);
+  const auto pass = make_single_pass_context<item_t>(view, carry_scan_tiles<Value>(tiles),
+                                                     carry_scan_policy<Value>::backoff);
+  launch_carry_fixup(args, carries, tiles, pass, stream);
 }
 
 template <int Width, int Rows, int Chunks, int BlockThreads, class Index, class Value>

@@ -1,48 +1,53 @@
-// Device layer of the sparse module: the load-balanced (merge-path) SpMV kernel, one pass.
+// Device layer of the sparse module: the load-balanced (merge-path) SpMV kernel.
 //
-// Tile t owns the positions [t * T, (t + 1) * T) of the merged list of row ends and nonzeros
-// (merge_path.cuh); its rows [row0, row1) end in it, its nonzeros [nz0, nz1) are summed in it.
-//   1. The block copies the tile's columns, values and row ends into shared memory (16-byte
-//      asynchronous copies, range_stage.cuh), then turns each value into its product a_k * x[column_k].
+// Tile t (block t) owns the positions [t * T, (t + 1) * T) of the merged list of row ends and
+// nonzeros (merge_path.cuh); its rows [row0, row1) end in it, its nonzeros [nz0, nz1) are summed
+// in it. Its coordinates come from a partition made before (a plan keeps it).
+//   1. Each value becomes its product a_k * x[column_k] in shared memory, while the tile's row ends
+//      are copied there (16-byte asynchronous copies, range_stage.cuh). The nonzeros are read
+//      either through shared memory (staged) or straight into registers, with the streaming
+//      cache hint so that A, read once, leaves x in L2 (the policy says which; docs/tuning.md).
 //   2. Each thread finds its own K positions of the tile's list (a binary search in shared
 //      memory) and walks them: a nonzero adds its product to the running sum, a row end closes the
 //      row. A thread closes up to K rows; what it adds after its last row end (or everything, if it
 //      closes none) is its carry.
-//   3. A row's sum may have begun in earlier threads or tiles. The carries are combined by the
-//      scan engine's segmented scan: a thread's (carry, closes-a-row) pair is a segment item, a
-//      row end being a segment head, and segmented_prefixes gives each thread the sum of the open
-//      row before it, from the block scan and from the tiles before through the decoupled
-//      look-back. The first row a thread closes adds that prefix.
-//   4. Each closed row is written: y[r] = alpha * sum + beta * y[r] (y not read when beta == 0).
+//   3. The carries are combined across the block by the engine's block scan of segment items (a
+//      row end is a segment head): each thread gets the sum of the open row before it. The
+//      tile's own total after its last row end, its carry, goes to carries[t], with the row it
+//      belongs to (row1, the tile's open row) in carry_rows[t].
+//   4. Each closed row is written: y[r] = alpha * sum + beta * y[r] (y not read when beta == 0),
+//      where a row begun in earlier tiles has only this tile's part; the carry fix-up
+//      (spmv_carry_fixup.cuh), a second launch, adds alpha times the earlier tiles' carries.
 // So a row of any length costs its share, and the association of every sum is fixed by the
 // matrix alone: the same bits every run.
 //
-// Memory order: only the tile carries travel between blocks, each with its status in tile_state;
-// x, A and y are read or written by this launch's blocks independently (y[r] by the one thread
-// that closes row r).
+// Memory order: blocks share nothing within the launch (x, A read; y[r] written by the one thread
+// that closes row r; carries[t] by block t); the fix-up reads them after the launch ends.
 #pragma once
 
 #include <type_traits>
 
-#include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan.cuh"
 #include "scankit/device/block/range_stage.cuh"
-#include "scankit/device/device/segmented_scan_kernel.cuh"
 #include "scankit/device/sparse/merge_path.cuh"
-#include "scankit/device/tile/tile_prefix_op.cuh"
 #include "scankit/operators.hpp"
 #include "scankit/segmented_operators.hpp"
 
 namespace scankit::device_detail {
 
-template <int BlockThreads, int ItemsPerThread, int MinBlocksPerSm = 0>
+// How a tile's columns and values reach the products: staged through shared memory with cp.async,
+// or loaded into registers (coalesced), plain or with the streaming (evict-first) hint.
+enum class spmv_nonzero_loads { staged, direct, streaming };
+
+template <int BlockThreads, int ItemsPerThread, int MinBlocksPerSm = 0,
+          spmv_nonzero_loads Loads = spmv_nonzero_loads::streaming>
 struct spmv_merge_policy {
   static constexpr int block_threads = BlockThreads;
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
+  static constexpr spmv_nonzero_loads loads = Loads;
   static constexpr block_scan_algorithm algorithm = block_scan_algorithm::warp_of_warps;
-  static constexpr look_back_backoff backoff{32, 1024};
 };
 
 template <class Index, class Value>
@@ -73,50 +78,52 @@ __device__ __forceinline__ void write_row(const spmv_arguments<Index, Value>& a,
   a.y[row] = a.beta == Value(0) ? a.alpha * sum : a.alpha * sum + a.beta * a.y[row];
 }
 
+// Where the tiles kernel leaves each tile's carry for the fix-up (both nullptr for a launch of one
+// tile, which closes every row itself).
+template <class Value>
+struct spmv_carries {
+  Value* sums;             // carries[t]: tile t's sum after its last row end
+  long long* rows;         // carry_rows[t]: the row that sum belongs to (rows for the last tile)
+};
+
 template <class Policy, class Index, class Value>
 struct spmv_merge_storage {
+  static constexpr bool staged = Policy::loads == spmv_nonzero_loads::staged;
+  static constexpr int tile_items = Policy::tile_items;
   using item_t = segment_item<Value>;
   using block_scan = block_scan_t<Policy::algorithm, item_t, Policy::block_threads>;
   using index_stage = range_stage<Index, Policy::block_threads>;
   using value_stage = range_stage<Value, Policy::block_threads>;
-  alignas(16) Index columns[index_stage::capacity(Policy::tile_items)];
-  alignas(16) Value values[value_stage::capacity(Policy::tile_items)];  // the products after step 1
-  alignas(16) Index row_ends[index_stage::capacity(Policy::tile_items)];
+  alignas(16) Index columns[staged ? index_stage::capacity(tile_items) : 1];
+  alignas(16) Value values[staged ? value_stage::capacity(tile_items) : tile_items];  // the products after step 1
+  alignas(16) Index row_ends[index_stage::capacity(tile_items)];
   typename block_scan::storage scan;
-  item_t tile_prefix;
-  tile_ticket ticket;
 };
 
-template <class Policy, class Index, class Value>
-__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
-    spmv_merge_kernel(const spmv_arguments<Index, Value> a, const merge_coordinate* coordinates,
-                      const single_pass_context<segment_item<Value>> pass) {
+template <spmv_nonzero_loads Loads, class T>
+__device__ __forceinline__ T load_nonzero(const T* p) {
+  if constexpr (Loads == spmv_nonzero_loads::streaming) {
+    return __ldcs(p);
+  } else {
+    return *p;
+  }
+}
+
+// Step 1: the tile's products at products[0, tile_nonzeros) of shared memory (returned), its row
+// ends at row_ends[end_at, ...); visible to the whole block on return.
+template <class Policy, class Index, class Value, class Storage>
+__device__ __forceinline__ const Value* tile_products(const spmv_arguments<Index, Value>& a,
+                                                      const merge_coordinate& begin, const merge_coordinate& end,
+                                                      Storage& s, int& end_at) {
   constexpr int K = Policy::items_per_thread;
   constexpr int threads = Policy::block_threads;
-  static_assert(K <= 32, "a thread's row ends are one 32-bit mask");
-  using item_t = segment_item<Value>;
-  using storage_t = spmv_merge_storage<Policy, Index, Value>;
-  const segmented_op<plus_op> combine{};
-  __shared__ storage_t s;
-
-  const long long tile = segmented_tile_index<Value>(pass, s);
-  merge_coordinate begin{0, 0}, end{a.rows, a.nnz};
-  if (coordinates != nullptr) {
-    begin = coordinates[tile];
-    end = coordinates[tile + 1];
-  }
-  const int tile_rows = static_cast<int>(end.row - begin.row);
   const int tile_nonzeros = static_cast<int>(end.nonzero - begin.nonzero);
-  const int tile_items = tile_rows + tile_nonzeros;
-
-  // 1. Columns, values and row ends into shared memory (asynchronous 16-byte copies), then each
-  //    value times its x, in place.
-  const int column_at = storage_t::index_stage::issue(s.columns, a.columns, begin.nonzero, end.nonzero, a.nnz);
-  const int value_at = storage_t::value_stage::issue(s.values, a.values, begin.nonzero, end.nonzero, a.nnz);
-  const int end_at = storage_t::index_stage::issue(s.row_ends, a.offsets, begin.row + 1, end.row + 1, a.rows + 1);
-  storage_t::index_stage::wait();
-  __syncthreads();
-  {
+  end_at = Storage::index_stage::issue(s.row_ends, a.offsets, begin.row + 1, end.row + 1, a.rows + 1);
+  if constexpr (Storage::staged) {
+    const int column_at = Storage::index_stage::issue(s.columns, a.columns, begin.nonzero, end.nonzero, a.nnz);
+    const int value_at = Storage::value_stage::issue(s.values, a.values, begin.nonzero, end.nonzero, a.nnz);
+    Storage::index_stage::wait();
+    __syncthreads();
     Value x[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -128,9 +135,54 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       const int j = k * threads + static_cast<int>(threadIdx.x);
       if (j < tile_nonzeros) s.values[value_at + j] *= x[k];
     }
+    __syncthreads();
+    return s.values + value_at;
+  } else {
+    // All K columns and values in flight, then all K gathers, then the products.
+    Index column[K];
+    Value value[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int j = k * threads + static_cast<int>(threadIdx.x);
+      if (j < tile_nonzeros) {
+        column[k] = load_nonzero<Policy::loads>(a.columns + begin.nonzero + j);
+        value[k] = load_nonzero<Policy::loads>(a.values + begin.nonzero + j);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int j = k * threads + static_cast<int>(threadIdx.x);
+      if (j < tile_nonzeros) s.values[j] = value[k] * gather_x(a, column[k]);
+    }
+    Storage::index_stage::wait();
+    __syncthreads();
+    return s.values;
   }
-  __syncthreads();
-  const Value* products = s.values + value_at;
+}
+
+template <class Policy, class Index, class Value>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    spmv_merge_kernel(const spmv_arguments<Index, Value> a, const merge_coordinate* coordinates,
+                      const spmv_carries<Value> carries) {
+  constexpr int K = Policy::items_per_thread;
+  static_assert(K <= 32, "a thread's row ends are one 32-bit mask");
+  using item_t = segment_item<Value>;
+  using storage_t = spmv_merge_storage<Policy, Index, Value>;
+  const segmented_op<plus_op> combine{};
+  __shared__ storage_t s;
+
+  merge_coordinate begin{0, 0}, end{a.rows, a.nnz};
+  if (coordinates != nullptr) {
+    begin = coordinates[blockIdx.x];
+    end = coordinates[blockIdx.x + 1];
+  }
+  const int tile_rows = static_cast<int>(end.row - begin.row);
+  const int tile_nonzeros = static_cast<int>(end.nonzero - begin.nonzero);
+  const int tile_items = tile_rows + tile_nonzeros;
+
+  // 1. The products and the row ends in shared memory.
+  int end_at;
+  const Value* products = tile_products<Policy>(a, begin, end, s, end_at);
   // Row r's end as a position among the tile's nonzeros (32-bit from here on).
   const auto row_end = [&](int r) { return static_cast<int>(s.row_ends[end_at + r] - begin.nonzero); };
 
@@ -169,20 +221,21 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
       }
     }
   }
-  // 3. The open row's sum before this thread (block scan and look-back).
+  // 3. The open row's sum before this thread within the tile; the tile's carry.
   const block_scan_result<item_t> scanned =
       storage_t::block_scan::scan(item_t{running, ends != 0 ? 1u : 0u}, s.scan, combine);
-  optional_prefix<item_t> tile_prefix;
-  const optional_prefix<item_t> before = segmented_prefixes(pass, scanned, s, combine, tile_prefix);
+  if (carries.sums != nullptr && threadIdx.x == 0) {
+    carries.sums[blockIdx.x] = scanned.aggregate.value;
+    carries.rows[blockIdx.x] = end.row;
+  }
 
   // 4. The rows this thread closes.
-  bool open_row_continues = before.present;
+  bool open_row_continues = threadIdx.x > 0;
   int r = first_row;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     if ((ends >> k) & 1u) {
-      const Value sum = open_row_continues ? before.value.value + sums[k] : sums[k];
-      write_row(a, begin.row + r, sum);
+      write_row(a, begin.row + r, open_row_continues ? scanned.exclusive.value + sums[k] : sums[k]);
       open_row_continues = false;
       ++r;
     }
