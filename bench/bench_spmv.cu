@@ -20,9 +20,10 @@
 //   one_call         scankit::sparse::spmv without a plan (offsets check, statistics and the wait
 //                    for them included)
 //   <loads>_<T>x<K>[_b<B>]  the merge-path kernel with another shape (T threads, K positions per
-//                    thread, at least B blocks per SM) and way of reading A's nonzeros (staged
-//                    through shared memory, direct to registers, or streaming: direct with the
-//                    evict-first hint), launched through the device layer without a plan (the
+//                    thread, at least B blocks per SM, _c<P>: P percent of the unified cache asked
+//                    for shared memory) and way of reading A's nonzeros (staged through shared
+//                    memory, direct to registers, streaming: direct with the evict-first hint, or
+//                    thread: each thread its own nonzeros, products in registers), launched through the device layer without a plan (the
 //                    partition is computed per call): for tuning, run with
 //                    --benchmark_filter='_256x|_512x'
 // Counters: ms (median), gflops (2 nnz / time), frac_floor (copy time / this time),
@@ -326,6 +327,14 @@ shape_launcher<Value> shape_of(const std::string& row) {
   if (row == "stream_256x12") return launch_shape<spmv_merge_policy<256, 12, 0, loads::streaming>, Value>;
   if (row == "stream_256x4") return launch_shape<spmv_merge_policy<256, 4, 0, loads::streaming>, Value>;
   if (row == "stream_512x6") return launch_shape<spmv_merge_policy<512, 6, 0, loads::streaming>, Value>;
+  if (row == "stream_512x4") return launch_shape<spmv_merge_policy<512, 4, 0, loads::streaming>, Value>;
+  if (row == "stream_256x4_c25") return launch_shape<spmv_merge_policy<256, 4, 0, loads::streaming, 25>, Value>;
+  if (row == "stream_256x4_c100") return launch_shape<spmv_merge_policy<256, 4, 0, loads::streaming, 100>, Value>;
+  if (row == "stream_256x8_c25") return launch_shape<spmv_merge_policy<256, 8, 0, loads::streaming, 25>, Value>;
+  if (row == "thread_256x8") return launch_shape<spmv_merge_policy<256, 8, 0, loads::per_thread>, Value>;
+  if (row == "thread_256x4") return launch_shape<spmv_merge_policy<256, 4, 0, loads::per_thread>, Value>;
+  if (row == "thread_128x8") return launch_shape<spmv_merge_policy<128, 8, 0, loads::per_thread>, Value>;
+  if (row == "thread_256x8_c25") return launch_shape<spmv_merge_policy<256, 8, 0, loads::per_thread, 25>, Value>;
   return nullptr;
 }
 
@@ -402,7 +411,9 @@ const std::vector<std::string> g_matrices = {"p2d4096_f32", "mdual_f32",  "rmat2
 const std::vector<std::string> g_rows = {"copy",          "cusparse_alg2",   "cusparse_alg1", "merge_path",
                                          "vector",        "scankit",         "one_call",      "staged_256x8",
                                          "direct_256x8",  "stream_256x8",    "stream_256x8_b6", "stream_256x12",
-                                         "stream_256x4",  "stream_512x6"};
+                                         "stream_256x4",  "stream_512x6",    "stream_512x4",  "stream_256x4_c25",
+                                         "stream_256x4_c100", "stream_256x8_c25", "thread_256x8", "thread_256x4",
+                                         "thread_128x8",  "thread_256x8_c25"};
 
 void register_all() {
   for (const std::string& name : g_matrices) {

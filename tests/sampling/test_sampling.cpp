@@ -264,4 +264,24 @@ TYPED_TEST(SamplingTyped, WithoutReplacementMatchesReference) {
   for (std::int32_t v : out.download()) EXPECT_EQ(v, -1);
 }
 
+// The size of the benchmark (2^24 weights), through a caller's workspace reused by a second call.
+TEST(SamplingWithoutReplacement, LargeInputThroughAWorkspace) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  const std::int64_t n = (std::int64_t(1) << 24) + 3, k = 1000;
+  const auto w = scankit::testing::sampling_weights<float>(n, 0.1, seed);
+  const auto expected = scankit::reference::sample_without_replacement(w.data(), n, k, seed, 5);
+  device_buffer<float> d_w(w);
+  scankit::workspace ws;
+  for (int call = 0; call < 2; ++call) {
+    device_buffer<std::int32_t> out(static_cast<std::size_t>(k + 16));
+    out.poison();
+    scankit::sample_without_replacement(d_w.data(), n, k, out.data(), seed, 5, nullptr, &ws);
+    auto got = out.download();
+    for (int g = 0; g < 16; ++g) EXPECT_EQ(static_cast<std::uint32_t>(got[k + g]), 0xA5A5A5A5u);
+    got.resize(static_cast<std::size_t>(k));
+    EXPECT_EQ(got, expected) << "call " << call;
+  }
+}
+
 }  // namespace

@@ -72,6 +72,10 @@ void run_spmv_merge(const spmv_arguments<Index, Value>& args, const merge_coordi
                   static_cast<const merge_coordinate*>(nullptr), spmv_carries<Value>{nullptr, nullptr});
     return;
   }
+  if constexpr (Policy::carveout_percent >= 0) {
+    SCANKIT_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, Policy::carveout_percent));
+  }
   const spmv_merge_layout layout = spmv_merge_workspace<Value>(tiles, partition == nullptr);
   const detail::workspace_lease lease(ws, layout.state_slots, layout.scratch_bytes, stream);
   const workspace_view view = lease.view();

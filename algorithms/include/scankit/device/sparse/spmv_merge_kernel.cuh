@@ -35,18 +35,23 @@
 
 namespace scankit::device_detail {
 
-// How a tile's columns and values reach the products: staged through shared memory with cp.async,
-// or loaded into registers (coalesced), plain or with the streaming (evict-first) hint.
-enum class spmv_nonzero_loads { staged, direct, streaming };
+// How a tile's columns and values reach the products: staged through shared memory with cp.async;
+// loaded into registers (coalesced), plain or with the streaming (evict-first) hint, the products
+// going through shared memory; or per thread: each thread reads the nonzeros of its own positions
+// (streaming hint) and keeps the products in registers, so the tile needs shared memory for its
+// row ends only and more of the SM's unified cache is left to L1 for the gathers of x.
+enum class spmv_nonzero_loads { staged, direct, streaming, per_thread };
 
 template <int BlockThreads, int ItemsPerThread, int MinBlocksPerSm = 0,
-          spmv_nonzero_loads Loads = spmv_nonzero_loads::streaming>
+          spmv_nonzero_loads Loads = spmv_nonzero_loads::streaming, int CarveoutPercent = -1>
 struct spmv_merge_policy {
   static constexpr int block_threads = BlockThreads;
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr spmv_nonzero_loads loads = Loads;
+  // The shared-memory carveout asked of the driver (percent of the unified cache), or -1 for its own.
+  static constexpr int carveout_percent = CarveoutPercent;
   static constexpr block_scan_algorithm algorithm = block_scan_algorithm::warp_of_warps;
 };
 
@@ -89,20 +94,21 @@ struct spmv_carries {
 template <class Policy, class Index, class Value>
 struct spmv_merge_storage {
   static constexpr bool staged = Policy::loads == spmv_nonzero_loads::staged;
+  static constexpr bool per_thread = Policy::loads == spmv_nonzero_loads::per_thread;
   static constexpr int tile_items = Policy::tile_items;
   using item_t = segment_item<Value>;
   using block_scan = block_scan_t<Policy::algorithm, item_t, Policy::block_threads>;
   using index_stage = range_stage<Index, Policy::block_threads>;
   using value_stage = range_stage<Value, Policy::block_threads>;
   alignas(16) Index columns[staged ? index_stage::capacity(tile_items) : 1];
-  alignas(16) Value values[staged ? value_stage::capacity(tile_items) : tile_items];  // the products after step 1
+  alignas(16) Value values[staged ? value_stage::capacity(tile_items) : (per_thread ? 1 : tile_items)];  // products
   alignas(16) Index row_ends[index_stage::capacity(tile_items)];
   typename block_scan::storage scan;
 };
 
 template <spmv_nonzero_loads Loads, class T>
 __device__ __forceinline__ T load_nonzero(const T* p) {
-  if constexpr (Loads == spmv_nonzero_loads::streaming) {
+  if constexpr (Loads == spmv_nonzero_loads::streaming || Loads == spmv_nonzero_loads::per_thread) {
     return __ldcs(p);
   } else {
     return *p;
@@ -180,44 +186,88 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const int tile_nonzeros = static_cast<int>(end.nonzero - begin.nonzero);
   const int tile_items = tile_rows + tile_nonzeros;
 
-  // 1. The products and the row ends in shared memory.
+  // 1. The products (or, per thread, only the row ends) in shared memory.
   int end_at;
-  const Value* products = tile_products<Policy>(a, begin, end, s, end_at);
+  const Value* products = nullptr;
+  if constexpr (storage_t::per_thread) {
+    end_at = storage_t::index_stage::issue(s.row_ends, a.offsets, begin.row + 1, end.row + 1, a.rows + 1);
+    storage_t::index_stage::wait();
+    __syncthreads();
+  } else {
+    products = tile_products<Policy>(a, begin, end, s, end_at);
+  }
   // Row r's end as a position among the tile's nonzeros (32-bit from here on).
   const auto row_end = [&](int r) { return static_cast<int>(s.row_ends[end_at + r] - begin.nonzero); };
-
-  // 2. This thread's positions of the tile's list.
-  const int first = static_cast<int>(threadIdx.x) * K < tile_items ? static_cast<int>(threadIdx.x) * K : tile_items;
-  int row, nonzero;
-  {
-    int lo = first > tile_nonzeros ? first - tile_nonzeros : 0;
-    int hi = first < tile_rows ? first : tile_rows;
+  // The merge coordinate (rows, nonzeros consumed) of tile position d.
+  const auto search = [&](int d) {
+    int lo = d > tile_nonzeros ? d - tile_nonzeros : 0;
+    int hi = d < tile_rows ? d : tile_rows;
     while (lo < hi) {
       const int mid = (lo + hi) >> 1;
-      if (row_end(mid) <= first - mid - 1) {
+      if (row_end(mid) <= d - mid - 1) {
         lo = mid + 1;
       } else {
         hi = mid;
       }
     }
-    row = lo;
-    nonzero = first - lo;
-  }
+    return lo;
+  };
+
+  // 2. This thread's positions of the tile's list.
+  const int first = static_cast<int>(threadIdx.x) * K < tile_items ? static_cast<int>(threadIdx.x) * K : tile_items;
+  int row = search(first);
+  int nonzero = first - row;
   const int first_row = row;
   Value running = Value(0);
   Value sums[K];
   unsigned ends = 0;
+  if constexpr (storage_t::per_thread) {
+    // This thread's nonzeros [nonzero, last): read and multiplied in registers, then consumed in
+    // order from the front of the queue (fixed register moves, no local memory).
+    const int stop = first + K < tile_items ? first + K : tile_items;
+    const int count = (stop - search(stop)) - nonzero;
+    Index column[K];
+    Value queue[K];
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    if (first + k < tile_items) {
-      if (nonzero >= tile_nonzeros || (row < tile_rows && row_end(row) <= nonzero)) {
-        sums[k] = running;
-        running = Value(0);
-        ends |= 1u << k;
-        ++row;
-      } else {
-        running += products[nonzero];
-        ++nonzero;
+    for (int k = 0; k < K; ++k) {
+      if (k < count) {
+        column[k] = load_nonzero<Policy::loads>(a.columns + begin.nonzero + nonzero + k);
+        queue[k] = load_nonzero<Policy::loads>(a.values + begin.nonzero + nonzero + k);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (k < count) queue[k] *= gather_x(a, column[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (first + k < tile_items) {
+        if (nonzero >= tile_nonzeros || (row < tile_rows && row_end(row) <= nonzero)) {
+          sums[k] = running;
+          running = Value(0);
+          ends |= 1u << k;
+          ++row;
+        } else {
+          running += queue[0];
+#pragma unroll
+          for (int q = 0; q + 1 < K; ++q) queue[q] = queue[q + 1];
+          ++nonzero;
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (first + k < tile_items) {
+        if (nonzero >= tile_nonzeros || (row < tile_rows && row_end(row) <= nonzero)) {
+          sums[k] = running;
+          running = Value(0);
+          ends |= 1u << k;
+          ++row;
+        } else {
+          running += products[nonzero];
+          ++nonzero;
+        }
       }
     }
   }
