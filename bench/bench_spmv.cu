@@ -20,8 +20,9 @@
 //   one_call         scankit::sparse::spmv without a plan (offsets check, statistics and the wait
 //                    for them included)
 //   <loads>_<T>x<K>[_b<B>]  the merge-path kernel with another shape (T threads, K positions per
-//                    thread, at least B blocks per SM, _c<P>: P percent of the unified cache asked
-//                    for shared memory) and way of reading A's nonzeros (staged through shared
+//                    thread; the shared-memory carveout automatic unless _drv: the driver's, _c<P>:
+//                    P percent; _ys: y stored with the streaming hint, _kx: x gathered with the L2
+//                    evict-last policy) and way of reading A's nonzeros (staged through shared
 //                    memory, direct to registers, streaming: direct with the evict-first hint, or
 //                    thread: each thread its own nonzeros, products in registers), launched through the device layer without a plan (the
 //                    partition is computed per call): for tuning, run with
@@ -318,23 +319,27 @@ void launch_shape(const scankit::device_detail::spmv_arguments<int, Value>& args
 }
 template <class Value>
 shape_launcher<Value> shape_of(const std::string& row) {
-  using scankit::device_detail::spmv_merge_policy;
-  using loads = scankit::device_detail::spmv_nonzero_loads;
-  if (row == "staged_256x8") return launch_shape<spmv_merge_policy<256, 8, 0, loads::staged>, Value>;
-  if (row == "direct_256x8") return launch_shape<spmv_merge_policy<256, 8, 0, loads::direct>, Value>;
-  if (row == "stream_256x8") return launch_shape<spmv_merge_policy<256, 8, 0, loads::streaming>, Value>;
-  if (row == "stream_256x8_b6") return launch_shape<spmv_merge_policy<256, 8, 6, loads::streaming>, Value>;
-  if (row == "stream_256x12") return launch_shape<spmv_merge_policy<256, 12, 0, loads::streaming>, Value>;
-  if (row == "stream_256x4") return launch_shape<spmv_merge_policy<256, 4, 0, loads::streaming>, Value>;
-  if (row == "stream_512x6") return launch_shape<spmv_merge_policy<512, 6, 0, loads::streaming>, Value>;
-  if (row == "stream_512x4") return launch_shape<spmv_merge_policy<512, 4, 0, loads::streaming>, Value>;
-  if (row == "stream_256x4_c25") return launch_shape<spmv_merge_policy<256, 4, 0, loads::streaming, 25>, Value>;
-  if (row == "stream_256x4_c100") return launch_shape<spmv_merge_policy<256, 4, 0, loads::streaming, 100>, Value>;
-  if (row == "stream_256x8_c25") return launch_shape<spmv_merge_policy<256, 8, 0, loads::streaming, 25>, Value>;
-  if (row == "thread_256x8") return launch_shape<spmv_merge_policy<256, 8, 0, loads::per_thread>, Value>;
-  if (row == "thread_256x4") return launch_shape<spmv_merge_policy<256, 4, 0, loads::per_thread>, Value>;
-  if (row == "thread_128x8") return launch_shape<spmv_merge_policy<128, 8, 0, loads::per_thread>, Value>;
-  if (row == "thread_256x8_c25") return launch_shape<spmv_merge_policy<256, 8, 0, loads::per_thread, 25>, Value>;
+  namespace dd = scankit::device_detail;
+  using loads = dd::spmv_nonzero_loads;
+  constexpr int drv = dd::spmv_carveout_driver, aut = dd::spmv_carveout_auto;
+  constexpr int ys = dd::spmv_stream_y, kx = dd::spmv_keep_x;
+  if (row == "staged_256x8") return launch_shape<dd::spmv_merge_policy<256, 8, 0, loads::staged, drv>, Value>;
+  if (row == "stream_256x8") return launch_shape<dd::spmv_merge_policy<256, 8, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_256x4") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_256x4_drv") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, drv>, Value>;
+  if (row == "stream_256x4_c25") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, 25>, Value>;
+  if (row == "stream_256x4_ys") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, aut, ys>, Value>;
+  if (row == "stream_256x4_kx") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, aut, kx>, Value>;
+  if (row == "stream_256x4_yskx") {
+    return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, aut, ys | kx>, Value>;
+  }
+  if (row == "stream_512x4") return launch_shape<dd::spmv_merge_policy<512, 4, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_128x8") return launch_shape<dd::spmv_merge_policy<128, 8, 0, loads::streaming, aut>, Value>;
+  if (row == "thread_256x4") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::per_thread, aut>, Value>;
+  if (row == "thread_256x8") return launch_shape<dd::spmv_merge_policy<256, 8, 0, loads::per_thread, aut>, Value>;
+  if (row == "thread_256x4_yskx") {
+    return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::per_thread, aut, ys | kx>, Value>;
+  }
   return nullptr;
 }
 
@@ -408,12 +413,11 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
 
 const std::vector<std::string> g_matrices = {"p2d4096_f32", "mdual_f32",  "rmat22_f32", "powerlaw_f32",
                                              "halfempty_f32", "p3d256_f64", "rmat22_f64"};
-const std::vector<std::string> g_rows = {"copy",          "cusparse_alg2",   "cusparse_alg1", "merge_path",
-                                         "vector",        "scankit",         "one_call",      "staged_256x8",
-                                         "direct_256x8",  "stream_256x8",    "stream_256x8_b6", "stream_256x12",
-                                         "stream_256x4",  "stream_512x6",    "stream_512x4",  "stream_256x4_c25",
-                                         "stream_256x4_c100", "stream_256x8_c25", "thread_256x8", "thread_256x4",
-                                         "thread_128x8",  "thread_256x8_c25"};
+const std::vector<std::string> g_rows = {
+    "copy",          "cusparse_alg2",     "cusparse_alg1",   "merge_path",      "vector",          "scankit",
+    "one_call",      "staged_256x8",      "stream_256x8",    "stream_256x4",    "stream_256x4_drv", "stream_256x4_c25",
+    "stream_256x4_ys", "stream_256x4_kx", "stream_256x4_yskx", "stream_512x4",  "stream_128x8",    "thread_256x4",
+    "thread_256x8",  "thread_256x4_yskx"};
 
 void register_all() {
   for (const std::string& name : g_matrices) {

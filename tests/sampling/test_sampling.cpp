@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "sampling_test_util.hpp"
+#include "scankit/detail/philox.hpp"
+#include "scankit/error.hpp"
 #include "scankit/reference/sampling_reference.hpp"
 #include "scankit/sampling.hpp"
 #include "support/gpu_test.hpp"
@@ -282,6 +284,26 @@ TEST(SamplingWithoutReplacement, LargeInputThroughAWorkspace) {
     got.resize(static_cast<std::size_t>(k));
     EXPECT_EQ(got, expected) << "call " << call;
   }
+}
+
+// The benchmark's weights (uniform in (0, 1), none zero), on a stream of its own.
+TEST(SamplingWithoutReplacement, UniformWeightsOnAStream) {
+  SCANKIT_REQUIRE_GPU();
+  const std::int64_t n = std::int64_t(1) << 24, k = 1000;
+  std::vector<float> w(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) w[i] = float(scankit::detail::philox_uniform(0x5eed, std::uint64_t(i)));
+  const auto expected = scankit::reference::sample_without_replacement(w.data(), n, k, 42, 0);
+  device_buffer<float> d_w(w);
+  cudaStream_t stream;
+  SCANKIT_CUDA_CHECK(cudaStreamCreate(&stream));
+  scankit::workspace ws;
+  for (int call = 0; call < 3; ++call) {
+    device_buffer<std::int32_t> out(static_cast<std::size_t>(k));
+    scankit::sample_without_replacement(d_w.data(), n, k, out.data(), 42, 0, stream, &ws);
+    SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    EXPECT_EQ(out.download(), expected) << "call " << call;
+  }
+  SCANKIT_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
 }  // namespace

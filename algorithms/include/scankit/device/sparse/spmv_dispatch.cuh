@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 
 #include <cuda_runtime.h>
@@ -60,6 +61,38 @@ void launch_merge_partition(const Index* offsets, long long rows, long long nnz,
                 nnz, tiles, static_cast<long long>(Policy::tile_items), coordinates);
 }
 
+// The merge kernel's shared-memory carveout, once per kernel and device: the policy's percent, or
+// (automatic) just what the blocks that its registers allow need, so that the rest of the unified
+// cache is L1 for the gathers of x (docs/tuning.md).
+template <class Policy, class Kernel>
+void set_merge_carveout(Kernel kernel) {
+  if constexpr (Policy::carveout_percent != spmv_carveout_driver) {
+    static std::atomic<unsigned long long> done{0};  // a bit per device ordinal below 64
+    int device = 0;
+    SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+    const unsigned long long bit = device < 64 ? 1ull << device : 0;
+    if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) return;
+    int percent = Policy::carveout_percent;
+    if (percent == spmv_carveout_auto) {
+      cudaFuncAttributes f{};
+      SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&f, kernel));
+      int registers = 0, max_shared = 0, reserved = 0, max_threads = 0, max_blocks = 0;
+      SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&registers, cudaDevAttrMaxRegistersPerMultiprocessor, device));
+      SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+      SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+      SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+      SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&max_blocks, cudaDevAttrMaxBlocksPerMultiprocessor, device));
+      const int warp_registers = (f.numRegs * 32 + 255) / 256 * 256;  // allocated per warp in units of 256
+      const int by_registers = registers / (warp_registers * (Policy::block_threads / 32));
+      const int blocks = std::max(1, std::min({by_registers, max_threads / Policy::block_threads, max_blocks}));
+      const long long needed = static_cast<long long>(blocks) * (static_cast<long long>(f.sharedSizeBytes) + reserved);
+      percent = static_cast<int>(std::min(100LL, (100 * needed + max_shared - 1) / max_shared));
+    }
+    SCANKIT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+    done.fetch_or(bit, std::memory_order_relaxed);
+  }
+}
+
 // `partition` from a plan made for the same Policy, or nullptr to compute it into the workspace.
 template <class Policy, class Index, class Value>
 void run_spmv_merge(const spmv_arguments<Index, Value>& args, const merge_coordinate* partition, cudaStream_t stream,
@@ -72,10 +105,7 @@ void run_spmv_merge(const spmv_arguments<Index, Value>& args, const merge_coordi
                   static_cast<const merge_coordinate*>(nullptr), spmv_carries<Value>{nullptr, nullptr});
     return;
   }
-  if constexpr (Policy::carveout_percent >= 0) {
-    SCANKIT_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, Policy::carveout_percent));
-  }
+  set_merge_carveout<Policy>(kernel);
   const spmv_merge_layout layout = spmv_merge_workspace<Value>(tiles, partition == nullptr);
   const detail::workspace_lease lease(ws, layout.state_slots, layout.scratch_bytes, stream);
   const workspace_view view = lease.view();

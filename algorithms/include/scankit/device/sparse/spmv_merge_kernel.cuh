@@ -42,16 +42,27 @@ namespace scankit::device_detail {
 // row ends only and more of the SM's unified cache is left to L1 for the gathers of x.
 enum class spmv_nonzero_loads { staged, direct, streaming, per_thread };
 
+// Cache hints of the merge kernel, or-ed: y stored with the streaming hint; x gathered with the
+// L2 evict-last policy (A streams past x in L2).
+enum spmv_cache_hints : int { spmv_no_hints = 0, spmv_stream_y = 1, spmv_keep_x = 2 };
+
+// Carveout values: the driver's choice, or just the shared memory that the register-limited
+// occupancy needs, so that the rest of the unified cache serves the gathers of x as L1.
+constexpr int spmv_carveout_driver = -1;
+constexpr int spmv_carveout_auto = -2;
+
 template <int BlockThreads, int ItemsPerThread, int MinBlocksPerSm = 0,
-          spmv_nonzero_loads Loads = spmv_nonzero_loads::streaming, int CarveoutPercent = -1>
+          spmv_nonzero_loads Loads = spmv_nonzero_loads::streaming, int CarveoutPercent = spmv_carveout_auto,
+          int CacheHints = spmv_no_hints>
 struct spmv_merge_policy {
   static constexpr int block_threads = BlockThreads;
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr spmv_nonzero_loads loads = Loads;
-  // The shared-memory carveout asked of the driver (percent of the unified cache), or -1 for its own.
+  // The shared-memory carveout asked of the driver (percent of its maximum), or one of the above.
   static constexpr int carveout_percent = CarveoutPercent;
+  static constexpr int cache_hints = CacheHints;
   static constexpr block_scan_algorithm algorithm = block_scan_algorithm::warp_of_warps;
 };
 
@@ -81,6 +92,50 @@ __device__ __forceinline__ Value gather_x(const spmv_arguments<Index, Value>& a,
 template <class Index, class Value>
 __device__ __forceinline__ void write_row(const spmv_arguments<Index, Value>& a, long long row, Value sum) {
   a.y[row] = a.beta == Value(0) ? a.alpha * sum : a.alpha * sum + a.beta * a.y[row];
+}
+
+// The same two operations with the merge kernel's cache hints.
+template <int Hints, class Index, class Value>
+__device__ __forceinline__ Value gather_x_hinted(const spmv_arguments<Index, Value>& a, Index column,
+                                                 unsigned long long keep_policy) {
+  if constexpr ((Hints & spmv_keep_x) != 0) {
+    using unsigned_index = std::make_unsigned_t<Index>;
+    const auto c = static_cast<unsigned_index>(column);
+    const Value* p = a.x + (c < static_cast<unsigned_index>(a.cols) ? c : unsigned_index{0});
+    Value v;
+    if constexpr (sizeof(Value) == 4) {
+      float f;
+      asm volatile("ld.global.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(f) : "l"(p), "l"(keep_policy));
+      v = static_cast<Value>(f);
+    } else {
+      double d;
+      asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(d) : "l"(p), "l"(keep_policy));
+      v = static_cast<Value>(d);
+    }
+    return v;
+  } else {
+    (void)keep_policy;
+    return gather_x(a, column);
+  }
+}
+
+template <int Hints, class Index, class Value>
+__device__ __forceinline__ void write_row_hinted(const spmv_arguments<Index, Value>& a, long long row, Value sum) {
+  if constexpr ((Hints & spmv_stream_y) != 0) {
+    __stcs(a.y + row, a.beta == Value(0) ? a.alpha * sum : a.alpha * sum + a.beta * a.y[row]);
+  } else {
+    write_row(a, row, sum);
+  }
+}
+
+// The L2 policy of the keep-x hint (evict last, the whole access).
+template <int Hints>
+__device__ __forceinline__ unsigned long long keep_x_policy() {
+  unsigned long long policy = 0;
+  if constexpr ((Hints & spmv_keep_x) != 0) {
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  }
+  return policy;
 }
 
 // Where the tiles kernel leaves each tile's carry for the fix-up (both nullptr for a launch of one
@@ -124,6 +179,7 @@ __device__ __forceinline__ const Value* tile_products(const spmv_arguments<Index
   constexpr int K = Policy::items_per_thread;
   constexpr int threads = Policy::block_threads;
   const int tile_nonzeros = static_cast<int>(end.nonzero - begin.nonzero);
+  const unsigned long long keep = keep_x_policy<Policy::cache_hints>();
   end_at = Storage::index_stage::issue(s.row_ends, a.offsets, begin.row + 1, end.row + 1, a.rows + 1);
   if constexpr (Storage::staged) {
     const int column_at = Storage::index_stage::issue(s.columns, a.columns, begin.nonzero, end.nonzero, a.nnz);
@@ -134,7 +190,7 @@ __device__ __forceinline__ const Value* tile_products(const spmv_arguments<Index
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int j = k * threads + static_cast<int>(threadIdx.x);
-      if (j < tile_nonzeros) x[k] = gather_x(a, s.columns[column_at + j]);
+      if (j < tile_nonzeros) x[k] = gather_x_hinted<Policy::cache_hints>(a, s.columns[column_at + j], keep);
     }
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -158,7 +214,7 @@ __device__ __forceinline__ const Value* tile_products(const spmv_arguments<Index
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int j = k * threads + static_cast<int>(threadIdx.x);
-      if (j < tile_nonzeros) s.values[j] = value[k] * gather_x(a, column[k]);
+      if (j < tile_nonzeros) s.values[j] = value[k] * gather_x_hinted<Policy::cache_hints>(a, column[k], keep);
     }
     Storage::index_stage::wait();
     __syncthreads();
@@ -226,6 +282,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     // order from the front of the queue (fixed register moves, no local memory).
     const int stop = first + K < tile_items ? first + K : tile_items;
     const int count = (stop - search(stop)) - nonzero;
+    const unsigned long long keep = keep_x_policy<Policy::cache_hints>();
     Index column[K];
     Value queue[K];
 #pragma unroll
@@ -237,7 +294,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     }
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      if (k < count) queue[k] *= gather_x(a, column[k]);
+      if (k < count) queue[k] *= gather_x_hinted<Policy::cache_hints>(a, column[k], keep);
     }
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -285,7 +342,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     if ((ends >> k) & 1u) {
-      write_row(a, begin.row + r, open_row_continues ? scanned.exclusive.value + sums[k] : sums[k]);
+      write_row_hinted<Policy::cache_hints>(a, begin.row + r,
+                                            open_row_continues ? scanned.exclusive.value + sums[k] : sums[k]);
       open_row_continues = false;
       ++r;
     }
