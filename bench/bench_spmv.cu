@@ -335,6 +335,13 @@ shape_launcher<Value> shape_of(const std::string& row) {
   }
   if (row == "stream_512x4") return launch_shape<dd::spmv_merge_policy<512, 4, 0, loads::streaming, aut>, Value>;
   if (row == "stream_128x8") return launch_shape<dd::spmv_merge_policy<128, 8, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_512x2") return launch_shape<dd::spmv_merge_policy<512, 2, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_256x2") return launch_shape<dd::spmv_merge_policy<256, 2, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_1024x2") return launch_shape<dd::spmv_merge_policy<1024, 2, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_512x3") return launch_shape<dd::spmv_merge_policy<512, 3, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_512x4_c30") return launch_shape<dd::spmv_merge_policy<512, 4, 0, loads::streaming, 30>, Value>;
+  if (row == "thread_512x4") return launch_shape<dd::spmv_merge_policy<512, 4, 0, loads::per_thread, aut>, Value>;
+  if (row == "thread_512x2") return launch_shape<dd::spmv_merge_policy<512, 2, 0, loads::per_thread, aut>, Value>;
   if (row == "thread_256x4") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::per_thread, aut>, Value>;
   if (row == "thread_256x8") return launch_shape<dd::spmv_merge_policy<256, 8, 0, loads::per_thread, aut>, Value>;
   if (row == "thread_256x4_yskx") {
@@ -414,10 +421,10 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
 const std::vector<std::string> g_matrices = {"p2d4096_f32", "mdual_f32",  "rmat22_f32", "powerlaw_f32",
                                              "halfempty_f32", "p3d256_f64", "rmat22_f64"};
 const std::vector<std::string> g_rows = {
-    "copy",          "cusparse_alg2",     "cusparse_alg1",   "merge_path",      "vector",          "scankit",
-    "one_call",      "staged_256x8",      "stream_256x8",    "stream_256x4",    "stream_256x4_drv", "stream_256x4_c25",
-    "stream_256x4_ys", "stream_256x4_kx", "stream_256x4_yskx", "stream_512x4",  "stream_128x8",    "thread_256x4",
-    "thread_256x8",  "thread_256x4_yskx"};
+    "copy",           "cusparse_alg2",  "cusparse_alg1", "merge_path",       "vector",          "scankit",
+    "one_call",       "staged_256x8",   "stream_256x8",  "stream_256x4",     "stream_256x4_drv", "stream_256x4_c25",
+    "stream_256x4_ys", "stream_256x4_kx", "stream_512x4", "stream_512x4_c30", "stream_512x3",    "stream_512x2",
+    "stream_256x2",   "stream_1024x2",  "stream_128x8",  "thread_256x4",     "thread_512x4",    "thread_512x2"};
 
 void register_all() {
   for (const std::string& name : g_matrices) {

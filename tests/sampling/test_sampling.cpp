@@ -292,16 +292,18 @@ TEST(SamplingWithoutReplacement, UniformWeightsOnAStream) {
   const std::int64_t n = std::int64_t(1) << 24, k = 1000;
   std::vector<float> w(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) w[i] = float(scankit::detail::philox_uniform(0x5eed, std::uint64_t(i)));
-  const auto expected = scankit::reference::sample_without_replacement(w.data(), n, k, 42, 0);
   device_buffer<float> d_w(w);
   cudaStream_t stream;
-  SCANKIT_CUDA_CHECK(cudaStreamCreate(&stream));
+  SCANKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   scankit::workspace ws;
-  for (int call = 0; call < 3; ++call) {
-    device_buffer<std::int32_t> out(static_cast<std::size_t>(k));
-    scankit::sample_without_replacement(d_w.data(), n, k, out.data(), 42, 0, stream, &ws);
-    SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
-    EXPECT_EQ(out.download(), expected) << "call " << call;
+  for (const std::uint64_t seed : {std::uint64_t(12345), std::uint64_t(42)}) {
+    const auto expected = scankit::reference::sample_without_replacement(w.data(), n, k, seed, 0);
+    for (int call = 0; call < 3; ++call) {
+      device_buffer<std::int32_t> out(static_cast<std::size_t>(k));
+      scankit::sample_without_replacement(d_w.data(), n, k, out.data(), seed, 0, stream, &ws);
+      SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+      EXPECT_EQ(out.download(), expected) << "seed " << seed << " call " << call;
+    }
   }
   SCANKIT_CUDA_CHECK(cudaStreamDestroy(stream));
 }
