@@ -339,6 +339,10 @@ shape_launcher<Value> shape_of(const std::string& row) {
   if (row == "stream_256x2") return launch_shape<dd::spmv_merge_policy<256, 2, 0, loads::streaming, aut>, Value>;
   if (row == "stream_1024x2") return launch_shape<dd::spmv_merge_policy<1024, 2, 0, loads::streaming, aut>, Value>;
   if (row == "stream_512x3") return launch_shape<dd::spmv_merge_policy<512, 3, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_512x3_c25") return launch_shape<dd::spmv_merge_policy<512, 3, 0, loads::streaming, 25>, Value>;
+  if (row == "stream_512x3_c40") return launch_shape<dd::spmv_merge_policy<512, 3, 0, loads::streaming, 40>, Value>;
+  if (row == "stream_256x3") return launch_shape<dd::spmv_merge_policy<256, 3, 0, loads::streaming, aut>, Value>;
+  if (row == "stream_256x6") return launch_shape<dd::spmv_merge_policy<256, 6, 0, loads::streaming, aut>, Value>;
   if (row == "stream_512x4_c30") return launch_shape<dd::spmv_merge_policy<512, 4, 0, loads::streaming, 30>, Value>;
   if (row == "thread_512x4") return launch_shape<dd::spmv_merge_policy<512, 4, 0, loads::per_thread, aut>, Value>;
   if (row == "thread_512x2") return launch_shape<dd::spmv_merge_policy<512, 2, 0, loads::per_thread, aut>, Value>;
@@ -424,6 +428,7 @@ const std::vector<std::string> g_rows = {
     "copy",           "cusparse_alg2",  "cusparse_alg1", "merge_path",       "vector",          "scankit",
     "one_call",       "staged_256x8",   "stream_256x8",  "stream_256x4",     "stream_256x4_drv", "stream_256x4_c25",
     "stream_256x4_ys", "stream_256x4_kx", "stream_512x4", "stream_512x4_c30", "stream_512x3",    "stream_512x2",
+    "stream_512x3_c25", "stream_512x3_c40", "stream_256x3",  "stream_256x6",
     "stream_256x2",   "stream_1024x2",  "stream_128x8",  "thread_256x4",     "thread_512x4",    "thread_512x2"};
 
 void register_all() {

@@ -162,6 +162,24 @@ TEST(SortPairs, DoubleBuffer) {
   }
 }
 
+// Keys that are all equal (+inf doubles) over many tiles: every pass is trivial; the indices must
+// come out in input order and the keys unchanged.
+TEST(Argsort, AllEqualDoublesOverManyTiles) {
+  SCANKIT_REQUIRE_GPU();
+  const std::int64_t n = (std::int64_t(1) << 24) + 5;
+  device_buffer<double> in(std::vector<double>(static_cast<std::size_t>(n), HUGE_VAL));
+  device_buffer<double> sorted(static_cast<std::size_t>(n));
+  device_buffer<std::int32_t> idx(static_cast<std::size_t>(n));
+  scankit::workspace ws;
+  for (int call = 0; call < 2; ++call) {
+    argsort(in.data(), sorted.data(), idx.data(), n, nullptr, call == 0 ? nullptr : &ws);
+    const auto got = idx.download();
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[static_cast<std::size_t>(i)], i) << "call " << call;
+    const auto keys = sorted.download();
+    ASSERT_TRUE(std::all_of(keys.begin(), keys.end(), [](double v) { return v == HUGE_VAL; }));
+  }
+}
+
 TEST(Argsort, IndicesAndOptionalKeys) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);

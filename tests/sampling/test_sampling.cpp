@@ -308,4 +308,16 @@ TEST(SamplingWithoutReplacement, UniformWeightsOnAStream) {
   SCANKIT_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
+// Every weight zero at the benchmark's size: every key is +inf (all radix passes trivial), every
+// slot -1.
+TEST(SamplingWithoutReplacement, AllZeroWeightsAtScale) {
+  SCANKIT_REQUIRE_GPU();
+  const std::int64_t n = std::int64_t(1) << 24, k = 1000;
+  device_buffer<float> d_w(std::vector<float>(static_cast<std::size_t>(n), 0.0f));
+  scankit::workspace ws;
+  device_buffer<std::int32_t> out(static_cast<std::size_t>(k));
+  scankit::sample_without_replacement(d_w.data(), n, k, out.data(), 7, 0, nullptr, &ws);
+  for (std::int32_t v : out.download()) ASSERT_EQ(v, -1);
+}
+
 }  // namespace
