@@ -19,14 +19,10 @@
 //   scankit          ... the plan's automatic choice (the counter `kernel`: 1 merge, 2 vector)
 //   one_call         scankit::sparse::spmv without a plan (offsets check, statistics and the wait
 //                    for them included)
-//   <loads>_<T>x<K>[_b<B>]  the merge-path kernel with another shape (T threads, K positions per
-//                    thread; the shared-memory carveout automatic unless _drv: the driver's, _c<P>:
-//                    P percent; _ys: y stored with the streaming hint, _kx: x gathered with the L2
-//                    evict-last policy) and way of reading A's nonzeros (staged through shared
-//                    memory, direct to registers, streaming: direct with the evict-first hint, or
-//                    thread: each thread its own nonzeros, products in registers), launched through the device layer without a plan (the
-//                    partition is computed per call): for tuning, run with
-//                    --benchmark_filter='_256x|_512x'
+//   shape_<T>x<K>[_drv|_c<P>]  the merge-path kernel in another shape (T threads, K positions per
+//                    thread; the shared-memory carveout automatic, the driver's (_drv) or P percent),
+//                    launched through the device layer without a plan (the partition is computed
+//                    per call): for tuning, run with --benchmark_filter=shape_
 // Counters: ms (median), gflops (2 nnz / time), frac_floor (copy time / this time),
 // vs_cusparse (the faster cuSPARSE algorithm's time / this time), plan_ms (scankit rows: the time
 // to build the plan, once, host clock around the constructor). Correctness guard: every scankit
@@ -320,37 +316,15 @@ void launch_shape(const scankit::device_detail::spmv_arguments<int, Value>& args
 template <class Value>
 shape_launcher<Value> shape_of(const std::string& row) {
   namespace dd = scankit::device_detail;
-  using loads = dd::spmv_nonzero_loads;
-  constexpr int drv = dd::spmv_carveout_driver, aut = dd::spmv_carveout_auto;
-  constexpr int ys = dd::spmv_stream_y, kx = dd::spmv_keep_x;
-  if (row == "staged_256x8") return launch_shape<dd::spmv_merge_policy<256, 8, 0, loads::staged, drv>, Value>;
-  if (row == "stream_256x8") return launch_shape<dd::spmv_merge_policy<256, 8, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_256x4") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_256x4_drv") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, drv>, Value>;
-  if (row == "stream_256x4_c25") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, 25>, Value>;
-  if (row == "stream_256x4_ys") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, aut, ys>, Value>;
-  if (row == "stream_256x4_kx") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, aut, kx>, Value>;
-  if (row == "stream_256x4_yskx") {
-    return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::streaming, aut, ys | kx>, Value>;
-  }
-  if (row == "stream_512x4") return launch_shape<dd::spmv_merge_policy<512, 4, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_128x8") return launch_shape<dd::spmv_merge_policy<128, 8, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_512x2") return launch_shape<dd::spmv_merge_policy<512, 2, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_256x2") return launch_shape<dd::spmv_merge_policy<256, 2, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_1024x2") return launch_shape<dd::spmv_merge_policy<1024, 2, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_512x3") return launch_shape<dd::spmv_merge_policy<512, 3, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_512x3_c25") return launch_shape<dd::spmv_merge_policy<512, 3, 0, loads::streaming, 25>, Value>;
-  if (row == "stream_512x3_c40") return launch_shape<dd::spmv_merge_policy<512, 3, 0, loads::streaming, 40>, Value>;
-  if (row == "stream_256x3") return launch_shape<dd::spmv_merge_policy<256, 3, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_256x6") return launch_shape<dd::spmv_merge_policy<256, 6, 0, loads::streaming, aut>, Value>;
-  if (row == "stream_512x4_c30") return launch_shape<dd::spmv_merge_policy<512, 4, 0, loads::streaming, 30>, Value>;
-  if (row == "thread_512x4") return launch_shape<dd::spmv_merge_policy<512, 4, 0, loads::per_thread, aut>, Value>;
-  if (row == "thread_512x2") return launch_shape<dd::spmv_merge_policy<512, 2, 0, loads::per_thread, aut>, Value>;
-  if (row == "thread_256x4") return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::per_thread, aut>, Value>;
-  if (row == "thread_256x8") return launch_shape<dd::spmv_merge_policy<256, 8, 0, loads::per_thread, aut>, Value>;
-  if (row == "thread_256x4_yskx") {
-    return launch_shape<dd::spmv_merge_policy<256, 4, 0, loads::per_thread, aut, ys | kx>, Value>;
-  }
+  constexpr int drv = dd::spmv_carveout_driver;
+  if (row == "shape_256x8") return launch_shape<dd::spmv_merge_policy<256, 8>, Value>;
+  if (row == "shape_256x4") return launch_shape<dd::spmv_merge_policy<256, 4>, Value>;
+  if (row == "shape_256x4_drv") return launch_shape<dd::spmv_merge_policy<256, 4, drv>, Value>;
+  if (row == "shape_256x4_c25") return launch_shape<dd::spmv_merge_policy<256, 4, 25>, Value>;
+  if (row == "shape_256x3") return launch_shape<dd::spmv_merge_policy<256, 3>, Value>;
+  if (row == "shape_512x4") return launch_shape<dd::spmv_merge_policy<512, 4>, Value>;
+  if (row == "shape_512x3_c25") return launch_shape<dd::spmv_merge_policy<512, 3, 25>, Value>;
+  if (row == "shape_512x2") return launch_shape<dd::spmv_merge_policy<512, 2>, Value>;
   return nullptr;
 }
 
@@ -424,12 +398,10 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
 
 const std::vector<std::string> g_matrices = {"p2d4096_f32", "mdual_f32",  "rmat22_f32", "powerlaw_f32",
                                              "halfempty_f32", "p3d256_f64", "rmat22_f64"};
-const std::vector<std::string> g_rows = {
-    "copy",           "cusparse_alg2",  "cusparse_alg1", "merge_path",       "vector",          "scankit",
-    "one_call",       "staged_256x8",   "stream_256x8",  "stream_256x4",     "stream_256x4_drv", "stream_256x4_c25",
-    "stream_256x4_ys", "stream_256x4_kx", "stream_512x4", "stream_512x4_c30", "stream_512x3",    "stream_512x2",
-    "stream_512x3_c25", "stream_512x3_c40", "stream_256x3",  "stream_256x6",
-    "stream_256x2",   "stream_1024x2",  "stream_128x8",  "thread_256x4",     "thread_512x4",    "thread_512x2"};
+const std::vector<std::string> g_rows = {"copy",        "cusparse_alg2",   "cusparse_alg1",   "merge_path",
+                                         "vector",      "scankit",         "one_call",        "shape_256x8",
+                                         "shape_256x4", "shape_256x4_drv", "shape_256x4_c25", "shape_256x3",
+                                         "shape_512x4", "shape_512x3_c25", "shape_512x2"};
 
 void register_all() {
   for (const std::string& name : g_matrices) {

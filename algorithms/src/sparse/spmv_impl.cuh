@@ -27,10 +27,10 @@ namespace spmv_impl {
 
 namespace dd = scankit::device_detail;
 
-// The merge-path tile: 256 threads x 8 positions, 6 when a position's staged bytes (column, value
-// and row end) would not fit 48 KiB of shared memory (docs/tuning.md).
+// The merge-path tile: 512 threads x 3 positions, the shared-memory carveout just what the
+// occupancy needs (docs/tuning.md).
 template <class Index, class Value>
-using merge_policy = dd::spmv_merge_policy<256, (2 * sizeof(Index) + sizeof(Value) > 20) ? 6 : 8>;
+using merge_policy = dd::spmv_merge_policy<512, 3>;
 // The vector kernel: 256 threads, each group with 4 rows in flight and 2 x width nonzeros of each
 // loaded ahead (docs/tuning.md).
 constexpr int vector_block_threads = 256;
