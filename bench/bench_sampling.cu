@@ -6,10 +6,12 @@
 //     thrust_upper_bound_f32   the same over a float CDF (thrust::inclusive_scan of the weights;
 //                              loses bins at this size, shown as the cheapest composition)
 //     scankit_sample           scankit::sample (Philox uniforms + guide table + CDF walk)
+//     scankit_alias_sample     scankit::sample from an alias_table (one 8-byte read per draw)
 //   build/f32/2^28             the CDF and guide table of 2^28 float weights
 //     copy                     cudaMemcpyAsync D2D of 1 GiB (its GBps counts read + write)
 //     thrust_scan_f64          thrust::inclusive_scan float -> double, the CDF alone
 //     scankit_build            scankit::build_sampling_table
+//     scankit_alias_build      scankit::build_alias_table (reduce, partition, scan, merge-path sweep)
 //   build/f32/2^24             the same at 2^24 (the table of the draws workload)
 //   rows/f32/256x131072        one draw per row of 256 rows of 131072 probabilities
 //     copy                     cudaMemcpyAsync D2D of the matrix / 2 (moves the matrix's bytes)
@@ -23,9 +25,13 @@
 //     scankit_top_k50_p0.9     both
 // Counters: ms (median of the repetition's iterations); vs_thrust = thrust f64 time / time;
 // frac_copy = minimal bytes / time / copy GBps, minimal bytes = weights read + CDF (8 B) and
-// guide (4 B) written per bin for a build, the matrix read for rows.
+// guide (4 B) written per bin for a build (weights read and the 8-byte entry written for an alias
+// build), the matrix read for rows; vs_guide_build = scankit_build time / alias build time.
 // Correctness guard: the draws are compared on the device with thrust::upper_bound of the same
-// targets over scankit's CDF (bit-identical expected); rows with their bins' weights (> 0).
+// targets over scankit's CDF (bit-identical expected); rows with their bins' weights (> 0); alias
+// draws are valid bins of positive weight and the first 2^16 equal the host's pick from the
+// downloaded table; an alias table's aliases are bins of positive weight and its zero-weight bins
+// have threshold 0.
 // A mismatch marks the row failed and the exit status 1.
 #include <benchmark/benchmark.h>
 
@@ -54,6 +60,7 @@
 #include <thrust/sequence.h>
 #include <thrust/transform.h>
 
+#include "scankit/detail/alias_fixed_point.hpp"
 #include "scankit/detail/philox.hpp"
 #include "scankit/sampling.hpp"
 
@@ -119,6 +126,7 @@ constexpr std::uint64_t k_seed = 12345;
 struct draws_data {
   thrust::device_vector<float> w;
   scankit::sampling_table table;
+  scankit::alias_table alias;
   thrust::device_vector<double> targets;
   thrust::device_vector<float> targets_f32, cdf_f32;
   thrust::device_vector<std::int32_t> out;
@@ -136,6 +144,7 @@ draws_data& draws() {
                     weight_of_index{});
   scankit::build_sampling_table(thrust::raw_pointer_cast(d.w.data()), k_draw_bins, d.table, g_stream);
   const double total = d.table.total_host(g_stream);
+  scankit::build_alias_table(thrust::raw_pointer_cast(d.w.data()), k_draw_bins, d.alias, g_stream);
   d.targets.resize(k_draws);
   thrust::transform(thrust::counting_iterator<i64>(0), thrust::counting_iterator<i64>(k_draws), d.targets.begin(),
                     target_of_draw{total, k_seed});
@@ -198,6 +207,47 @@ void bm_draws_scankit(benchmark::State& state) {
   state.counters["Gdraws_per_s"] = double(k_draws) / (ms * 1e-3) / 1e9;
 }
 
+// A draw that is not a bin of positive weight.
+struct bad_alias_draw {
+  const float* w;
+  i64 n;
+  __host__ __device__ bool operator()(std::int32_t v) const { return v < 0 || v >= n || !(w[v] > 0.0f); }
+};
+
+// Whether the first `count` draws equal the host's pick from the downloaded table.
+bool alias_draws_match_host(const scankit::alias_table& table, const thrust::device_vector<std::int32_t>& out,
+                            i64 count, std::uint64_t seed) {
+  std::vector<scankit::alias_entry> entries(static_cast<std::size_t>(table.bins()));
+  BENCH_CHECK(cudaMemcpy(entries.data(), table.entries(), sizeof(scankit::alias_entry) * entries.size(),
+                         cudaMemcpyDeviceToHost));
+  std::vector<std::int32_t> got(static_cast<std::size_t>(count));
+  thrust::copy(out.begin(), out.begin() + count, got.begin());
+  for (i64 k = 0; k < count; ++k) {
+    const auto c = scankit::detail::alias_choice_for(seed, std::uint64_t(k), table.bins());
+    if (got[k] != scankit::detail::alias_pick(c, entries[c.bucket].threshold, entries[c.bucket].alias)) return false;
+  }
+  return true;
+}
+
+void bm_draws_alias(benchmark::State& state) {
+  auto& d = draws();
+  std::int32_t* out = thrust::raw_pointer_cast(d.out.data());
+  const std::string name = "draws/scankit_alias_sample";
+  scankit::sample(d.alias, out, k_draws, k_seed, 0, g_stream);
+  const i64 bad = thrust::count_if(thrust::cuda::par.on(g_stream), d.out.begin(), d.out.end(),
+                                   bad_alias_draw{thrust::raw_pointer_cast(d.w.data()), k_draw_bins});
+  if (bad != 0 || !alias_draws_match_host(d.alias, d.out, i64(1) << 16, k_seed)) {
+    g_errors[name] = std::to_string(bad) + " draws not a bin of positive weight, or differ from the host pick";
+    state.SkipWithError("invalid alias draws");
+    return;
+  }
+  const double ms = timed_loop(state, name, [&] { scankit::sample(d.alias, out, k_draws, k_seed, 0, g_stream); });
+  state.counters["vs_thrust"] = anchor_ms("draws/thrust_upper_bound_f64") / ms;
+  state.counters["vs_thrust_f32"] = anchor_ms("draws/thrust_upper_bound_f32") / ms;
+  state.counters["vs_scankit_sample"] = anchor_ms("draws/scankit_sample") / ms;
+  state.counters["Gdraws_per_s"] = double(k_draws) / (ms * 1e-3) / 1e9;
+}
+
 void bm_copy(benchmark::State& state, i64 bytes, const std::string& name) {
   void *a = nullptr, *b = nullptr;
   BENCH_CHECK(cudaMalloc(&a, bytes));
@@ -239,6 +289,40 @@ void bm_build_scankit(benchmark::State& state, i64 n) {
   state.counters["GBps_minimal"] = gbps;
   state.counters["frac_copy"] = gbps / copy_gbps("build/copy", i64(1) << 30);
   state.counters["vs_thrust_scan"] = anchor_ms("build/" + std::to_string(n) + "/thrust_scan_f64") / ms;
+}
+
+// An alias bucket whose alias is not a bin of positive weight, or a zero-weight bin that keeps mass.
+struct bad_alias_entry {
+  const scankit::alias_entry* e;
+  const float* w;
+  i64 n;
+  __host__ __device__ bool operator()(i64 b) const {
+    const scankit::alias_entry x = e[b];
+    return x.alias < 0 || x.alias >= n || !(w[x.alias] > 0.0f) || (w[b] == 0.0f && x.threshold != 0);
+  }
+};
+
+void bm_build_alias(benchmark::State& state, i64 n) {
+  thrust::device_vector<float> w(n);
+  thrust::transform(thrust::counting_iterator<i64>(0), thrust::counting_iterator<i64>(n), w.begin(), weight_of_index{});
+  scankit::alias_table table;
+  scankit::workspace ws;
+  const float* p = thrust::raw_pointer_cast(w.data());
+  const std::string name = "build/" + std::to_string(n) + "/scankit_alias_build";
+  scankit::build_alias_table(p, n, table, g_stream, &ws);
+  const i64 bad = thrust::count_if(thrust::cuda::par.on(g_stream), thrust::counting_iterator<i64>(0),
+                                   thrust::counting_iterator<i64>(n), bad_alias_entry{table.entries(), p, n});
+  if (table.status_host(g_stream) != scankit::sampling_status::ok || bad != 0) {
+    g_errors[name] = "status not ok or " + std::to_string(bad) + " bad buckets";
+    state.SkipWithError("invalid alias table");
+    return;
+  }
+  const double ms = timed_loop(state, name, [&] { scankit::build_alias_table(p, n, table, g_stream, &ws); });
+  const double gbps = 12.0 * double(n) / (ms * 1e-3) / 1e9;
+  state.counters["GBps_minimal"] = gbps;
+  state.counters["frac_copy"] = gbps / copy_gbps("build/copy", i64(1) << 30);
+  state.counters["vs_thrust_scan"] = anchor_ms("build/" + std::to_string(n) + "/thrust_scan_f64") / ms;
+  state.counters["vs_guide_build"] = anchor_ms("build/" + std::to_string(n) + "/scankit_build") / ms;
 }
 
 struct row_of {
@@ -349,8 +433,9 @@ void register_all() {
   };
   add("draws/f32/2^24bins/2^26draws/thrust_upper_bound_f64", bm_draws_thrust_f64);
   add("draws/f32/2^24bins/2^26draws/thrust_upper_bound_f32", bm_draws_thrust_f32);
-  add("draws/f32/2^24bins/2^26draws/scankit_sample", [](benchmark::State& s) {
-    bm_draws_scankit(s);
+  add("draws/f32/2^24bins/2^26draws/scankit_sample", bm_draws_scankit);
+  add("draws/f32/2^24bins/2^26draws/scankit_alias_sample", [](benchmark::State& s) {
+    bm_draws_alias(s);
     release_draws();
   });
   add("build/copy_1GiB/copy", [](benchmark::State& s) { bm_copy(s, i64(1) << 30, "build/copy"); });
@@ -358,6 +443,7 @@ void register_all() {
     const std::string size = n == k_build_bins ? "2^28" : "2^24";
     add("build/f32/" + size + "/thrust_scan_f64", [n](benchmark::State& s) { bm_build_thrust(s, n); });
     add("build/f32/" + size + "/scankit_build", [n](benchmark::State& s) { bm_build_scankit(s, n); });
+    add("build/f32/" + size + "/scankit_alias_build", [n](benchmark::State& s) { bm_build_alias(s, n); });
   }
   add("rows/f32/256x131072/copy", [](benchmark::State& s) { bm_copy(s, 2 * k_rows * k_cols, "rows/copy"); });
   add("rows/f32/256x131072/scankit_sample_rows", [](benchmark::State& s) { bm_rows(s, false); });
@@ -374,9 +460,17 @@ int print_summary() {
   const double draws_ms = anchor_ms("draws/scankit_sample");
   std::fprintf(stderr, "  draws: %.2fx thrust::upper_bound (f64 CDF), %.2fx (f32 CDF)\n",
                anchor_ms("draws/thrust_upper_bound_f64") / draws_ms, anchor_ms("draws/thrust_upper_bound_f32") / draws_ms);
+  const double alias_ms = anchor_ms("draws/scankit_alias_sample");
+  std::fprintf(stderr, "  alias draws: %.2fx thrust::upper_bound (f64 CDF), %.2fx (f32 CDF), %.2fx scankit_sample\n",
+               anchor_ms("draws/thrust_upper_bound_f64") / alias_ms, anchor_ms("draws/thrust_upper_bound_f32") / alias_ms,
+               draws_ms / alias_ms);
   const std::string b28 = "build/" + std::to_string(k_build_bins) + "/scankit_build";
   std::fprintf(stderr, "  build 2^28: %.3f of copy (16 B per bin moved at copy bandwidth)\n",
                16.0 * double(k_build_bins) / (anchor_ms(b28) * 1e-3) / 1e9 / copy_gbps("build/copy", i64(1) << 30));
+  const std::string a28 = "build/" + std::to_string(k_build_bins) + "/scankit_alias_build";
+  std::fprintf(stderr, "  alias build 2^28: %.3f ms, %.3f of copy (12 B per bin), %.2fx the guide table's build\n",
+               anchor_ms(a28), 12.0 * double(k_build_bins) / (anchor_ms(a28) * 1e-3) / 1e9 / copy_gbps("build/copy", i64(1) << 30),
+               anchor_ms(b28) / anchor_ms(a28));
   std::fprintf(stderr, "  rows 256x131072: %.1f us (sample_rows), %.1f us (sample_segments)\n",
                anchor_ms("rows/scankit_sample_rows") * 1e3, anchor_ms("rows/scankit_sample_segments") * 1e3);
   std::fprintf(stderr, "  without replacement 1000 of 2^24: %.1f us\n", anchor_ms("wor/scankit_without_replacement") * 1e3);

@@ -1,7 +1,8 @@
 // Statistical GPU tests of the sampling module, with fixed seeds. Each statistic is compared with
 // its critical value for a false-failure rate of 1e-6 (one-sided), so a correct implementation
 // fails one of these checks with probability below 1e-5 per seed; the seeds are fixed, so a run
-// either always passes or always fails.
+// either always passes or always fails. The alias table (SamplingAliasStatistics) passes the same
+// checks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,9 +46,11 @@ std::vector<float> uniform_weights(std::int64_t n, std::uint64_t seed, float lo,
   return w;
 }
 
+// Bins with p == 0 are left out (each then removes a degree of freedom).
 double chi_square(const std::vector<std::int64_t>& counts, const std::vector<double>& p, std::int64_t draws) {
   double chi2 = 0.0;
   for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == 0.0) continue;
     const double e = p[i] * double(draws);
     chi2 += (double(counts[i]) - e) * (double(counts[i]) - e) / e;
   }
@@ -107,15 +110,19 @@ TEST(SamplingStatistics, RowsChiSquare) {
   EXPECT_LT(chi2, scankit::testing::chi_square_critical(double(cols - 1), scankit::testing::z_one_in_a_million));
 }
 
-TEST(SamplingStatistics, ZeroWeightBinsNeverDrawnIn1e8Draws) {
-  SCANKIT_REQUIRE_GPU();
-  // Every other bin is zero, plus runs of zeros across tile boundaries.
+void build(const float* w, std::int64_t n, scankit::sampling_table& table) { scankit::build_sampling_table(w, n, table); }
+void build(const float* w, std::int64_t n, scankit::alias_table& table) { scankit::build_alias_table(w, n, table); }
+
+// Draws of a zero-weight bin (or of no bin) in 10^8 draws. Every other bin is zero, plus runs of
+// zeros across tile boundaries (the CDF table's 4096-weight tiles, the alias sweep's 2048-item ones).
+template <class Table>
+std::int64_t zero_bin_draws_in_1e8() {
   const std::int64_t n = (1 << 20) + 3;
   std::vector<float> w(n);
   for (std::int64_t i = 0; i < n; ++i) w[i] = (i % 2 == 1 || (i / 4096) % 7 == 3) ? 0.0f : float(1 + i % 5);
   device_buffer<float> d_w(w);
-  scankit::sampling_table table;
-  scankit::build_sampling_table(d_w.data(), n, table);
+  Table table;
+  build(d_w.data(), n, table);
   const std::int64_t chunk = 10'000'000;
   device_buffer<std::int32_t> out(chunk);
   std::int64_t zero_draws = 0;
@@ -123,7 +130,12 @@ TEST(SamplingStatistics, ZeroWeightBinsNeverDrawnIn1e8Draws) {
     scankit::sample(table, out.data(), chunk, 2026, std::uint64_t(call) * chunk);
     for (std::int32_t v : out.download()) zero_draws += (v < 0 || v >= n || w[v] == 0.0f);
   }
-  EXPECT_EQ(zero_draws, 0);
+  return zero_draws;
+}
+
+TEST(SamplingStatistics, ZeroWeightBinsNeverDrawnIn1e8Draws) {
+  SCANKIT_REQUIRE_GPU();
+  EXPECT_EQ(zero_bin_draws_in_1e8<scankit::sampling_table>(), 0);
 }
 
 TEST(SamplingStatistics, FloatWeightsOver2To24BinsLoseNoBin) {
@@ -150,6 +162,52 @@ TEST(SamplingStatistics, FloatWeightsOver2To24BinsLoseNoBin) {
   device_buffer<std::int32_t> out(draws);
   scankit::sample(table, out.data(), draws, 3, 0);
   EXPECT_EQ(out.download(), scankit::reference::sample(w.data(), n, draws, 3, 0));
+}
+
+TEST(SamplingAliasStatistics, ZeroWeightBinsNeverDrawnIn1e8Draws) {
+  SCANKIT_REQUIRE_GPU();
+  EXPECT_EQ(zero_bin_draws_in_1e8<scankit::alias_table>(), 0);
+}
+
+// Chi-square of 10^7 (or more) alias draws against w, at the 1e-6 false-failure rate, and not
+// suspiciously good (10 standard deviations below the mean).
+void expect_alias_fit(const std::vector<float>& w, std::int64_t draws, std::uint64_t seed) {
+  const std::int64_t n = static_cast<std::int64_t>(w.size());
+  device_buffer<float> d_w(w);
+  scankit::alias_table table;
+  scankit::build_alias_table(d_w.data(), n, table);
+  device_buffer<std::int32_t> out(draws);
+  scankit::sample(table, out.data(), draws, seed);
+  const std::vector<std::int64_t> counts = histogram(out.download(), n);
+  const std::vector<double> p = probabilities(w);
+  double dof = -1.0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (w[i] == 0.0f) {
+      EXPECT_EQ(counts[i], 0) << "zero-weight bin " << i;
+    } else {
+      dof += 1.0;
+    }
+  }
+  const double chi2 = chi_square(counts, p, draws);
+  EXPECT_LT(chi2, scankit::testing::chi_square_critical(dof, scankit::testing::z_one_in_a_million))
+      << "chi-square " << chi2 << " with " << dof << " degrees of freedom";
+  EXPECT_GT(chi2, dof - 10.0 * std::sqrt(2.0 * dof));
+}
+
+TEST(SamplingAliasStatistics, ChiSquareOnThousandBins) {
+  SCANKIT_REQUIRE_GPU();
+  expect_alias_fit(uniform_weights(1000, 20261202, 0.5f, 1.5f), 10'000'000, 7);
+}
+
+TEST(SamplingAliasStatistics, ChiSquareOnZipfWithZerosAndOneHeavyBin) {
+  SCANKIT_REQUIRE_GPU();
+  // Skewed: Zipf 1.1 over 2000 bins (many light bins, a few heavy ones that turn light in the
+  // sweep), every fifth bin zero, one bin holding over a quarter of the total. The smallest
+  // expected count is about 660.
+  std::vector<float> w = scankit::reference::zipf_weights<float>(2000, 1.1);
+  for (std::size_t i = 4; i < w.size(); i += 5) w[i] = 0.0f;
+  w[1234] = 2.0f;
+  expect_alias_fit(w, 20'000'000, 8);
 }
 
 }  // namespace

@@ -6,6 +6,10 @@
 //       code per bin and a guide table are built once on the device; each draw is an inverse-CDF
 //       lookup in the guide cell of its uniform number: two guide entries and a few codes (O(1)
 //       expected accesses), the double CDF only when a code ties with the target's.
+//   alias_table / build_alias_table / sample
+//       one distribution, many draws, by the alias method (Walker, Vose) built on the device with
+//       the parallel sweep of Huebschle-Schneider and Sanders: a draw is one 8-byte read (a bucket's
+//       threshold and alias). Not an inverse CDF: draws differ from the table's for the same seed.
 //   sample_rows
 //       one draw from each row of a row-major matrix (a language model's next-token step); the
 //       CDF is never written: one pass sums tiles of each row, a second re-reads only the tile
@@ -42,6 +46,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include <cuda_runtime_api.h>
 
@@ -111,6 +116,67 @@ void build_sampling_table(const double* weights, std::int64_t n, sampling_table&
 
 // `count` draws (bin indices) into out[0 .. count), with replacement.
 void sample(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
+            std::uint64_t offset = 0, cudaStream_t stream = nullptr);
+
+// One bucket of an alias table. A draw picks bucket b uniformly and keeps b when a 32-bit uniform
+// word is below `threshold`, otherwise it returns `alias`: P(keep b) = threshold / 2^32 exactly. A
+// full bucket is stored as threshold 0xffffffff with alias == b.
+struct alignas(8) alias_entry {  // one 8-byte load per draw
+  std::uint32_t threshold;
+  std::int32_t alias;
+};
+
+// The device-resident alias table of one distribution: bins() entries (8 bytes each), a small header
+// (total, status), and the build's scratch (12 bytes per bin: the light/heavy order and a prefix
+// sum). Entries are undefined unless the status is ok. Owns its device memory like sampling_table
+// (cudaMallocAsync on the build stream, cudaFree in the destructor); a later build with as many
+// bins or fewer reuses it. Precision (docs/sampling.md): weights are rounded to units of 2^-32 of
+// the average weight w_avg = total / n, so bin i is drawn with probability q_i / (n 2^32), q_i =
+// round(2^32 w_i / w_avg); only a weight below 2^-33 w_avg can be lost, and the last heavy bin
+// absorbs the rounding remainder (at most about 2^-33 of the total).
+class alias_table {
+ public:
+  alias_table() = default;
+  ~alias_table();
+  alias_table(const alias_table&) = delete;
+  alias_table& operator=(const alias_table&) = delete;
+  alias_table(alias_table&& other) noexcept { *this = std::move(other); }
+  alias_table& operator=(alias_table&& other) noexcept;
+
+  std::int64_t bins() const noexcept { return bins_; }
+  const alias_entry* entries() const noexcept { return entries_; }  // device, bins() values
+  const void* header() const noexcept { return memory_; }           // device (internal layout)
+  std::size_t capacity_bytes() const noexcept { return capacity_; }
+
+  // All three SYNCHRONISE (they wait for `stream` and read the header), as sampling_table's do.
+  sampling_status status_host(cudaStream_t stream = nullptr) const;
+  double total_host(cudaStream_t stream = nullptr) const;  // the weights' sum, in double
+  void check_host(cudaStream_t stream = nullptr) const;   // throws scankit::error unless ok
+
+  // Device bytes a table of n bins takes (entries and build scratch).
+  static std::size_t bytes_for(std::int64_t n) noexcept;
+
+ private:
+  friend struct alias_table_access;
+  void* memory_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::int64_t bins_ = 0;
+  alias_entry* entries_ = nullptr;
+};
+
+// Builds `table` from n weights (device pointer) on the device: a sum, a stable light/heavy
+// partition, one prefix sum (64-bit fixed point) and a merge-path sweep; 5 passes over n items
+// and no host round trip. `ws` serves the reduction, the partition and the scan. n == 0 gives
+// status all_zero; bad weights give their status (found on the device, as for sampling_table).
+void build_alias_table(const float* weights, std::int64_t n, alias_table& table, cudaStream_t stream = nullptr,
+                       workspace* ws = nullptr);
+void build_alias_table(const double* weights, std::int64_t n, alias_table& table, cudaStream_t stream = nullptr,
+                       workspace* ws = nullptr);
+
+// `count` draws from an alias table into out[0 .. count) (-1 each when the status is not ok). Draw
+// k uses Philox4x32-10 at counter offset + k, the counter of philox_uniform: its first 64 bits u
+// give the bucket floor(u n / 2^64), its third word is compared with the bucket's threshold.
+void sample(const alias_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
             std::uint64_t offset = 0, cudaStream_t stream = nullptr);
 
 // One draw per row of a rows x cols row-major matrix of weights (probabilities or any

@@ -7,6 +7,7 @@
 #include "scankit/device/sampling/dispatch.cuh"
 #include "scankit/device/sampling/draw_kernel.cuh"
 #include "scankit/device/sampling/table_passes.cuh"
+#include "table_memory.hpp"
 
 namespace scankit {
 
@@ -80,13 +81,7 @@ std::size_t sampling_table::bytes_for(std::int64_t n) noexcept { return sampling
 
 char* sampling_table_access::prepare(sampling_table& t, std::int64_t n, cudaStream_t stream) {
   const sampling_table_layout l = sampling_table_layout::of(n);
-  if (t.capacity_ < l.bytes) {
-    if (t.memory_ != nullptr) SCANKIT_CUDA_CHECK(cudaFreeAsync(t.memory_, stream));
-    t.memory_ = nullptr;
-    t.capacity_ = 0;
-    SCANKIT_CUDA_CHECK(cudaMallocAsync(&t.memory_, l.bytes, stream));
-    t.capacity_ = l.bytes;
-  }
+  device_detail::sampling::reserve_table_memory(t.memory_, t.capacity_, l.bytes, stream);
   char* base = static_cast<char*>(t.memory_);
   t.bins_ = n;
   t.guide_size_ = l.guide_size;
@@ -98,11 +93,8 @@ char* sampling_table_access::prepare(sampling_table& t, std::int64_t n, cudaStre
 
 namespace {
 device_detail::sampling::table_header read_header(const sampling_table& t, cudaStream_t stream) {
-  if (t.header() == nullptr) throw error("scankit::sampling_table: the table was never built");
-  device_detail::sampling::table_header h{};
-  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&h, t.header(), sizeof h, cudaMemcpyDeviceToHost, stream));
-  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return h;
+  return device_detail::sampling::read_table_header<device_detail::sampling::table_header>(
+      t.header(), stream, "scankit::sampling_table");
 }
 }  // namespace
 
@@ -113,8 +105,7 @@ sampling_status sampling_table::status_host(cudaStream_t stream) const {
 double sampling_table::total_host(cudaStream_t stream) const { return read_header(*this, stream).total; }
 
 void sampling_table::check_host(cudaStream_t stream) const {
-  const sampling_status s = status_host(stream);
-  if (s != sampling_status::ok) throw error(std::string("scankit::sampling_table: ") + to_string(s));
+  device_detail::sampling::throw_unless_ok(status_host(stream), "scankit::sampling_table");
 }
 
 void sample(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
