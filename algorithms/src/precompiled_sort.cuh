@@ -2,7 +2,7 @@
 // key type has its own kernels (its default_bit_key compiled in: a digit read at run time from a
 // key-kind descriptor cost the pass kernel registers and a third of its speed); values and
 // argsort indices move as raw words of their size, so value types of one size share kernels.
-// One translation unit per key size (sort_keys_<n>byte.cu).
+// One translation unit per key type (sort_keys_<type>.cu), so they compile in parallel.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,4 @@
+// Precompiled radix sorts of int32 keys.
+#include "precompiled_sort.cuh"
+
+namespace scankit { SCANKIT_DEFINE_SORT_FOR_KEY(std::int32_t) }
