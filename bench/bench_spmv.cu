@@ -178,6 +178,7 @@ struct matrix_data {
   csr_matrix_host<int, Value> host;  // emptied after upload, except for the sizes
   int rows = 0, cols = 0;
   i64 nnz = 0;
+  i64 max_row_length = 0;
   std::unique_ptr<scankit::sparse::device_csr<int, Value>> a;
   device_array<Value> x, y, y_ref;
   device_array<char> copy_from, copy_to;
@@ -217,6 +218,7 @@ matrix_data<Value>& matrix(const std::string& name) {
   d->rows = d->a->rows();
   d->cols = d->a->cols();
   d->nnz = d->a->nonzeros();
+  d->max_row_length = scankit::sparse::analyse_rows(scankit::sparse::csr_view<int, Value>(*d->a), g_stream).max_row_length;
   std::vector<Value> x(static_cast<std::size_t>(d->cols));
   for (std::size_t j = 0; j < x.size(); ++j) x[j] = static_cast<Value>((mix64(j + 17) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
   d->x = device_array<Value>(x);
@@ -373,7 +375,11 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
   const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
   if (row.rfind("cusparse", 0) != 0 && row != "copy") {
     const double err = relative_error(m);
-    const double limit = sizeof(Value) == 4 ? 1e-5 : 1e-12;
+    // Rounding errors of a sum grow like the square root of its length for random signs: the
+    // limit grows with the longest row beyond 10^4 (the power-law matrix's 10 M row, summed by
+    // the vector kernel in another order than cuSPARSE's).
+    const double growth = std::max(1.0, std::sqrt(static_cast<double>(m.max_row_length) / 1e4));
+    const double limit = (sizeof(Value) == 4 ? 1e-5 : 1e-12) * growth;
     if (!(err <= limit)) {
       const std::string e = "y differs from cuSPARSE ALG2's: relative L2 error " + std::to_string(err);
       g_summary.push_back({full, ms, 0, 0, 0, note, e});

@@ -18,10 +18,16 @@ workspace::workspace(void* device_memory, std::size_t bytes)
 }
 
 // The destructor cannot know whether the stream of the last call still exists (a caller may have
-// destroyed it first), so it does not queue on it: cudaFree waits for the device and frees. Callers
-// who want the memory back without that wait call release() while their stream is alive.
+// destroyed it first), so it does not queue on it: it waits for the device, then frees. The wait
+// is explicit because the memory comes from the stream-ordered pool (cudaMallocAsync), and a
+// workspace destroyed while a call that uses it is still running on a non-blocking stream was
+// seen to have its memory taken away under that call. Callers who want the memory back without
+// the wait call release() while their stream is alive.
 workspace::~workspace() {
-  if (memory_ != nullptr && owned_) (void)cudaFree(memory_);
+  if (memory_ != nullptr && owned_) {
+    (void)cudaDeviceSynchronize();
+    (void)cudaFree(memory_);
+  }
 }
 
 workspace::workspace(workspace&& other) noexcept { *this = std::move(other); }
