@@ -2,9 +2,8 @@
 // key type has its own kernels (its default_bit_key compiled in: a digit read at run time from a
 // key-kind descriptor cost the pass kernel registers and a third of its speed); values and
 // argsort indices move as raw words of their size, so value types of one size share kernels.
-// One translation unit per key type (sort_keys_<type>.cu): one key takes about 50 s of CPU for the
-// four architectures, and a whole key size per file (248 s for the 2-byte keys) was the longest
-// compile of the build, which left the second core idle at the end of scankit.
+// One translation unit per key type (sort_keys_<type>.cu), so that no single file is the long pole
+// of a parallel build (docs/notes/2026-12-01-ci-build-time.md).
 #pragma once
 
 #include <cstdint>
