@@ -19,10 +19,10 @@ workspace::workspace(void* device_memory, std::size_t bytes)
 
 // The destructor cannot know whether the stream of the last call still exists (a caller may have
 // destroyed it first), so it does not queue on it: it waits for the device, then frees. The wait
-// is explicit because the memory comes from the stream-ordered pool (cudaMallocAsync), and a
-// workspace destroyed while a call that uses it is still running on a non-blocking stream was
-// seen to have its memory taken away under that call. Callers who want the memory back without
-// the wait call release() while their stream is alive.
+// is explicit because the memory comes from the stream-ordered pool (cudaMallocAsync): a workspace
+// destroyed while a call that uses it still runs on a non-blocking stream must not lose its memory
+// under that call. Callers who want the memory back without the wait call release() while their
+// stream is alive.
 workspace::~workspace() {
   if (memory_ != nullptr && owned_) {
     (void)cudaDeviceSynchronize();
