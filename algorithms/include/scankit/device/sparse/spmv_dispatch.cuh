@@ -74,18 +74,16 @@ void set_merge_carveout(Kernel kernel) {
     if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) return;
     int percent = Policy::carveout_percent;
     if (percent == spmv_carveout_auto) {
+      // The toolkit's occupancy calculator, asked before any carveout is set (it then assumes the
+      // largest shared memory), gives the blocks that registers and threads allow.
       cudaFuncAttributes f{};
+      int blocks = 0, max_shared = 0, reserved = 0;
       SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&f, kernel));
-      int registers = 0, max_shared = 0, reserved = 0, max_threads = 0, max_blocks = 0;
-      SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&registers, cudaDevAttrMaxRegistersPerMultiprocessor, device));
+      SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Policy::block_threads, 0));
       SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
       SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
-      SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-      SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&max_blocks, cudaDevAttrMaxBlocksPerMultiprocessor, device));
-      const int warp_registers = (f.numRegs * 32 + 255) / 256 * 256;  // allocated per warp in units of 256
-      const int by_registers = registers / (warp_registers * (Policy::block_threads / 32));
-      const int blocks = std::max(1, std::min({by_registers, max_threads / Policy::block_threads, max_blocks}));
-      const long long needed = static_cast<long long>(blocks) * (static_cast<long long>(f.sharedSizeBytes) + reserved);
+      const long long needed =
+          static_cast<long long>(std::max(1, blocks)) * (static_cast<long long>(f.sharedSizeBytes) + reserved);
       percent = static_cast<int>(std::min(100LL, (100 * needed + max_shared - 1) / max_shared));
     }
     SCANKIT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
