@@ -75,14 +75,16 @@ std::vector<double> read_weights(const std::string& path) {
   return w;
 }
 
-// The draws: on the GPU when there is one, else by the host reference (the same numbers).
+// The draws: on the GPU when there is one, else by the host reference (the same numbers, up to
+// targets within rounding distance of a bin boundary).
 std::vector<std::int32_t> draw(const std::vector<double>& w, const app_options& o) {
   const auto n = static_cast<std::int64_t>(w.size());
   if (!scankit::cuda_device_available()) {
     std::cout << "notice: no CUDA device found: the host reference draws (no GPU timing)\n";
     if (scankit::reference::sampling_check(w.data(), n) != scankit::sampling_status::ok)
       fail(std::string("bad weights: ") + scankit::to_string(scankit::reference::sampling_check(w.data(), n)));
-    return scankit::reference::sample(w.data(), n, o.draws, o.seed, o.offset);
+    return scankit::reference::sample_table(w.data(), n, scankit::reference::table_unit_exponent(w.data(), n), o.draws,
+                                            o.seed, o.offset);
   }
   double* d_w = nullptr;
   std::int32_t* d_out = nullptr;

@@ -62,6 +62,7 @@
 
 #include "scankit/detail/alias_fixed_point.hpp"
 #include "scankit/detail/philox.hpp"
+#include "scankit/detail/table_fixed_point.hpp"
 #include "scankit/sampling.hpp"
 
 namespace scankit_bench {
@@ -109,6 +110,14 @@ struct target_of_draw {
   }
 };
 
+struct unit_target_of_draw {  // scankit's table targets (scankit/detail/table_fixed_point.hpp)
+  std::uint64_t total;
+  std::uint64_t seed;
+  __host__ __device__ std::uint64_t operator()(i64 k) const {
+    return scankit::detail::table_target(seed, std::uint64_t(k), total);
+  }
+};
+
 struct to_float {
   __host__ __device__ float operator()(double x) const { return float(x); }
 };
@@ -127,8 +136,9 @@ struct draws_data {
   thrust::device_vector<float> w;
   scankit::sampling_table table;
   scankit::alias_table alias;
-  thrust::device_vector<double> targets;
+  thrust::device_vector<double> targets, cdf_f64;
   thrust::device_vector<float> targets_f32, cdf_f32;
+  thrust::device_vector<std::uint64_t> unit_targets;
   thrust::device_vector<std::int32_t> out;
   thrust::device_vector<i64> thrust_out;
   bool ready = false;
@@ -143,8 +153,18 @@ draws_data& draws() {
   thrust::transform(thrust::counting_iterator<i64>(0), thrust::counting_iterator<i64>(k_draw_bins), d.w.begin(),
                     weight_of_index{});
   scankit::build_sampling_table(thrust::raw_pointer_cast(d.w.data()), k_draw_bins, d.table, g_stream);
-  const double total = d.table.total_host(g_stream);
+  d.table.check_host(g_stream);
+  std::uint64_t total_units = 0;
+  BENCH_CHECK(cudaMemcpy(&total_units, d.table.cdf() + k_draw_bins - 1, sizeof total_units, cudaMemcpyDeviceToHost));
+  d.unit_targets.resize(k_draws);
+  thrust::transform(thrust::counting_iterator<i64>(0), thrust::counting_iterator<i64>(k_draws), d.unit_targets.begin(),
+                    unit_target_of_draw{total_units, k_seed});
   scankit::build_alias_table(thrust::raw_pointer_cast(d.w.data()), k_draw_bins, d.alias, g_stream);
+  // The Thrust composition: a double CDF by thrust::inclusive_scan, a binary search per target.
+  d.cdf_f64.resize(k_draw_bins);
+  thrust::inclusive_scan(thrust::make_transform_iterator(d.w.begin(), to_double{}),
+                         thrust::make_transform_iterator(d.w.end(), to_double{}), d.cdf_f64.begin());
+  const double total = d.cdf_f64.back();
   d.targets.resize(k_draws);
   thrust::transform(thrust::counting_iterator<i64>(0), thrust::counting_iterator<i64>(k_draws), d.targets.begin(),
                     target_of_draw{total, k_seed});
@@ -167,10 +187,9 @@ void release_draws() {
 // ---- rows ----------------------------------------------------------------------------------
 void bm_draws_thrust_f64(benchmark::State& state) {
   auto& d = draws();
-  const double* cdf = d.table.cdf();
   timed_loop(state, "draws/thrust_upper_bound_f64", [&] {
-    thrust::upper_bound(thrust::cuda::par.on(g_stream), cdf, cdf + k_draw_bins, d.targets.begin(), d.targets.end(),
-                        d.thrust_out.begin());
+    thrust::upper_bound(thrust::cuda::par.on(g_stream), d.cdf_f64.begin(), d.cdf_f64.end(), d.targets.begin(),
+                        d.targets.end(), d.thrust_out.begin());
   });
 }
 
@@ -189,10 +208,10 @@ struct differs {
 void bm_draws_scankit(benchmark::State& state) {
   auto& d = draws();
   std::int32_t* out = thrust::raw_pointer_cast(d.out.data());
-  // Guard: the same targets through thrust over scankit's CDF.
-  const double* cdf = d.table.cdf();
-  thrust::upper_bound(thrust::cuda::par.on(g_stream), cdf, cdf + k_draw_bins, d.targets.begin(), d.targets.end(),
-                      d.thrust_out.begin());
+  // Guard: the same targets through thrust over scankit's CDF (integer units: exact).
+  const std::uint64_t* cdf = d.table.cdf();
+  thrust::upper_bound(thrust::cuda::par.on(g_stream), cdf, cdf + k_draw_bins, d.unit_targets.begin(),
+                      d.unit_targets.end(), d.thrust_out.begin());
   scankit::sample(d.table, out, k_draws, k_seed, 0, g_stream);
   const i64 bad = thrust::inner_product(thrust::cuda::par.on(g_stream), d.out.begin(), d.out.end(),
                                        d.thrust_out.begin(), i64(0), thrust::plus<i64>(), differs{});

@@ -1,7 +1,8 @@
 // GPU tests of the sampling module against the host reference: exact draws for the same seed and
-// offset (the reference sums in another order; a draw may differ only for a target within
-// rounding distance of a boundary, about 2^-50 per draw, so the tests demand equality), the
-// guarantees (zero bins never drawn, ends, status), and reproducibility.
+// offset (tables: integer units, so every draw must agree; rows and segments: the reference sums
+// in another order, so a draw may differ only for a target within rounding distance of a
+// boundary, about 2^-50 per draw, and the tests demand equality), the guarantees (zero bins never
+// drawn, ends, status), every path of the table build, and reproducibility.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -48,7 +49,8 @@ void expect_table_matches_reference(const std::vector<T>& w, std::int64_t count,
   const std::vector<std::int32_t> got = draw_from_table(w, count, seed, offset, table);
   const std::int64_t n = static_cast<std::int64_t>(w.size());
   EXPECT_EQ(table.status_host(), scankit::reference::sampling_check(w.data(), n));
-  const std::vector<std::int32_t> want = scankit::reference::sample(w.data(), n, count, seed, offset);
+  const std::vector<std::int32_t> want =
+      scankit::reference::sample_table(w.data(), n, table.unit_exponent_host(), count, seed, offset);
   std::int64_t mismatches = 0;
   for (std::int64_t k = 0; k < count; ++k) {
     if (got[k] != want[k] && ++mismatches <= 5)
@@ -174,25 +176,51 @@ TYPED_TEST(SamplingTyped, RowsMatchReference) {
   }
 }
 
-TYPED_TEST(SamplingTyped, RowsEqualTableDraws) {
+// The build's paths (device/sampling/table_scale.cuh): the one pass at the unit and cells a sample
+// of 16384 weights chose, the guide rewritten when the sample overestimated the total, and the
+// exact path when it misjudged the total badly (overflow, or too few units). Every path must give
+// the reference's draws for the unit exponent it ended with; the exact path ends with the total
+// at 2^61 .. 2^62 units.
+TYPED_TEST(SamplingTyped, EveryBuildPathMatchesReference) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
   using T = TypeParam;
-  // Row r's draw is the table draw of that row with counter r: both compute the CDF with the same
-  // tile arithmetic, and for rows of at most 32 tiles their tile prefixes come out of the same warp
-  // scan, so the CDF values are bit-identical.
-  const std::int64_t rows = 8, cols = 50000;
-  const auto w = scankit::testing::sampling_weights<T>(rows * cols, 0.5, seed);
-  device_buffer<T> d_w(w);
-  device_buffer<std::int32_t> out(rows);
-  scankit::sample_rows(d_w.data(), rows, cols, out.data(), seed, 0);
-  const auto got = out.download();
-  for (std::int64_t r = 0; r < rows; ++r) {
+  const std::int64_t n = std::int64_t(1) << 20;
+  // The build's sample: runs of 128 weights every 8192 (table_scale.cuh).
+  const auto sampled = [](std::int64_t i) { return i % 8192 < 128; };
+  struct build_case {
+    const char* name;
+    std::vector<T> w;
+    bool exact;
+  };
+  std::vector<build_case> cases;
+  cases.push_back({"sampled well", scankit::testing::sampling_weights<T>(n, 0.2, seed), false});
+  std::vector<T> spike(n, T(1e-3));
+  spike[12345] = T(1e9);  // not sampled: the total is 10^6 times the estimate, beyond 2^64 units
+  ASSERT_FALSE(sampled(12345));
+  cases.push_back({"unsampled spike", spike, true});
+  std::vector<T> over(n, T(0));
+  for (std::int64_t i = 0; i < n; ++i)
+    if (sampled(i)) over[i] = T(1);  // every sampled weight, and no other: the estimate 64 times the total
+  cases.push_back({"overestimated 64x", over, true});
+  std::vector<T> sparse(n, T(1.0 / 32));
+  for (std::int64_t i = 0; i < n; ++i)
+    if (sampled(i)) sparse[i] = T(1);  // the estimate 21.6 times the total
+  cases.push_back({"guide rewritten", sparse, false});
+  cases.push_back({"zipf", scankit::reference::zipf_weights<T>(n, 1.0), false});
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
     scankit::sampling_table table;
-    scankit::build_sampling_table(d_w.data() + r * cols, cols, table);
-    device_buffer<std::int32_t> one(static_cast<std::size_t>(r + 1));
-    scankit::sample(table, one.data(), r + 1, seed, 0);
-    EXPECT_EQ(got[r], one.download()[r]) << "row " << r;
+    const std::vector<std::int32_t> got = draw_from_table(c.w, 200000, seed, 11, table);
+    ASSERT_EQ(table.status_host(), scankit::sampling_status::ok);
+    const int e = table.unit_exponent_host();
+    const double units = std::ldexp(table.total_host(), -e);
+    EXPECT_GE(units, 0x1p50);
+    if (c.exact) {
+      EXPECT_GE(units, 0x1p61);
+      EXPECT_LT(units, 0x1p62 + double(n));
+    }
+    EXPECT_EQ(got, scankit::reference::sample_table(c.w.data(), n, e, 200000, seed, 11));
   }
 }
 

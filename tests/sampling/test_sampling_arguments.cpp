@@ -83,7 +83,7 @@ TEST(SamplingReference, StatusOfBadWeights) {
   EXPECT_EQ(scankit::reference::sampling_check(std::vector<float>{0, 0}.data(), 2), sampling_status::all_zero);
   const double big = std::numeric_limits<double>::max();
   EXPECT_EQ(scankit::reference::sampling_check(std::vector<double>{big, big}.data(), 2), sampling_status::sum_overflow);
-  EXPECT_EQ(scankit::reference::sample(std::vector<float>{0, 0}.data(), 2, 3, 1, 0), (std::vector<std::int32_t>{-1, -1, -1}));
+  EXPECT_EQ(scankit::reference::sample_table(std::vector<float>{0, 0}.data(), 2, 0, 3, 1, 0), (std::vector<std::int32_t>{-1, -1, -1}));
 }
 
 }  // namespace

@@ -2,10 +2,10 @@
 // (callable from g++-compiled code). Weights need not be normalised; zeros are allowed.
 //
 //   sampling_table / build_sampling_table / sample
-//       one distribution, many draws: the CDF (an inclusive scan accumulated in double), a 16-bit
-//       code per bin and a guide table are built once on the device; each draw is an inverse-CDF
-//       lookup in the guide cell of its uniform number: two guide entries and a few codes (O(1)
-//       expected accesses), the double CDF only when a code ties with the target's.
+//       one distribution, many draws: the CDF in exact 64-bit fixed point, a 16-bit code per bin
+//       and a guide table, built on the device in one pass over the weights (in the common case);
+//       each draw is an inverse-CDF lookup in the guide cell of its random target: two guide
+//       entries and a few codes (O(1) expected accesses), the CDF only when a code ties.
 //   alias_table / build_alias_table / sample
 //       one distribution, many draws, by the alias method (Walker, Vose) built on the device with
 //       the parallel sweep of Huebschle-Schneider and Sanders: a draw is one 8-byte read (a bucket's
@@ -23,15 +23,23 @@
 //       a language model's sampler: rows of logits (or probabilities), temperature, top-k and
 //       top-p (nucleus) filtering, then one draw per row.
 //
-// Semantics shared by all: draw k takes u = philox_uniform(seed, offset + k) (53 random bits in
-// [0, 1), scankit/detail/philox.hpp) and returns the smallest bin i with cdf[i] > u * total, where
-// cdf[i] = w[0] + ... + w[i] accumulated in double. A zero-weight bin is never returned; u near 0
-// and near 1 map to the first and the last bins of non-zero weight. A bin whose weight is below
-// 2^-53 of the running sum before it can be absorbed by rounding (it is then never drawn): with at
-// most 2^31 bins, no weight above 2^-22 of the largest is. Draws depend only on (weights,
-// seed, offset + k): drawing n1 with offset o and then n2 with offset o + n1 gives the same draws as
-// n1 + n2 with offset o. sample_rows uses counter offset + row; sample_segments offset + the draw's
-// position in `out`.
+// Semantics of sample_rows, sample_segments and sample_rows_top: draw k takes u =
+// philox_uniform(seed, offset + k) (53 random bits in [0, 1), scankit/detail/philox.hpp) and
+// returns the smallest bin i with cdf[i] > u * total, where cdf[i] = w[0] + ... + w[i] accumulated
+// in double. A bin whose weight is below 2^-53 of the running sum before it can be absorbed by
+// rounding (it is then never drawn): with at most 2^31 bins, no weight above 2^-22 of the largest is.
+//
+// Semantics of sampling_table: the CDF counts integer units of 2^e (e = unit_exponent_host()),
+// each non-zero weight rounded to the nearest unit but to at least one, so no bin is ever lost;
+// the build picks e so that the total is at least 2^50 units (a weight is off by less than one
+// unit, at most 2^-50 of the total). Draw k takes the 64 random bits of Philox4x32-10 at counter offset + k (words x0:x1)
+// as u and returns the first bin whose CDF exceeds floor(u * total / 2^64) units
+// (scankit/detail/table_fixed_point.hpp; exact, with no floating point).
+//
+// For all: a zero-weight bin is never returned; the smallest and largest targets map to the first
+// and the last bins of non-zero weight. Draws depend only on (weights, seed, offset + k): drawing
+// n1 with offset o and then n2 with offset o + n1 gives the same draws as n1 + n2 with offset o.
+// sample_rows uses counter offset + row; sample_segments offset + the draw's position in `out`.
 //
 // Bad weights (negative, NaN, infinite), an all-zero distribution or a sum that overflows double
 // are found on the device: the affected draws are -1. For a table, status_host() reports which;
@@ -64,14 +72,14 @@ enum class sampling_status : std::int32_t {
 
 const char* to_string(sampling_status status) noexcept;
 
-// The device-resident inverse-CDF table of one distribution: cdf (double, one per bin), codes
-// (uint16, one per bin: the bin's end within its guide cell in 1/2^16 steps), a guide table of
-// guide_size() + 1 uint32 entries (guide[j] = the first bin whose cdf reaches the j-th of
-// guide_size() = ceil(bins / 8) equal cells of [0, total); guide[guide_size()] = bins), and a small
-// header with the total and the status. cdf, codes and guide are undefined unless the status is ok.
-// Owns its device memory (cudaMallocAsync on the build stream; the destructor frees it with
-// cudaFree, which waits for the device). Reusable: a later build with as many bins or fewer reuses
-// the memory.
+// The device-resident inverse-CDF table of one distribution: cdf (uint64, one per bin: the weights'
+// running sum in units of 2^unit_exponent_host(), see above), codes (uint16, one per bin: the bin's
+// end within its guide cell in 1/2^16 steps), a guide table of up to guide_size() uint32 entries
+// (guide[j] = the first bin whose cdf reaches the j-th cell of 2^s units, followed by bins as a
+// sentinel; cells hold about 8 bins), and a small header with the total and the status. cdf, codes
+// and guide are undefined unless the status is ok. Owns its device memory (cudaMallocAsync on the
+// build stream; the destructor frees it with cudaFree, which waits for the device) and a workspace
+// for the build's single pass. Reusable: a later build with as many bins or fewer reuses the memory.
 class sampling_table {
  public:
   sampling_table() = default;
@@ -83,7 +91,7 @@ class sampling_table {
 
   std::int64_t bins() const noexcept { return bins_; }
   std::int64_t guide_size() const noexcept { return guide_size_; }
-  const double* cdf() const noexcept { return cdf_; }                 // device, bins() values
+  const std::uint64_t* cdf() const noexcept { return cdf_; }          // device, bins() values (units)
   const std::uint16_t* codes() const noexcept { return codes_; }      // device, bins() values
   const std::uint32_t* guide() const noexcept { return guide_; }      // device, guide_size() + 1 values
   const void* header() const noexcept { return memory_; }             // device (internal layout)
@@ -91,11 +99,12 @@ class sampling_table {
 
   // Both SYNCHRONISE: they wait for `stream` (the build's stream) and read the header.
   sampling_status status_host(cudaStream_t stream = nullptr) const;
-  double total_host(cudaStream_t stream = nullptr) const;
+  double total_host(cudaStream_t stream = nullptr) const;  // the total in units times 2^unit_exponent
+  int unit_exponent_host(cudaStream_t stream = nullptr) const;
   // Throws scankit::error naming the problem when status_host() is not ok (SYNCHRONISES).
   void check_host(cudaStream_t stream = nullptr) const;
 
-  // Device bytes a table of n bins takes.
+  // Device bytes a table of n bins takes (its memory and its workspace).
   static std::size_t bytes_for(std::int64_t n) noexcept;
 
  private:
@@ -104,13 +113,17 @@ class sampling_table {
   std::size_t capacity_ = 0;
   std::int64_t bins_ = 0;
   std::int64_t guide_size_ = 0;
-  double* cdf_ = nullptr;
+  std::uint64_t* cdf_ = nullptr;
   std::uint16_t* codes_ = nullptr;
   std::uint32_t* guide_ = nullptr;
+  workspace state_;  // the build's tile states
 };
 
-// Builds `table` from n weights (device pointer). Reads the weights twice (tile sums, then the
-// CDF and the guide table); needs no workspace. n == 0 gives a table whose status is all_zero.
+// Builds `table` from n weights (device pointer), without a host round trip. In the common case it
+// reads the weights once: a sample of 16384 of them sets the unit and the cell size, then one
+// single-pass scan writes the CDF, the codes and the guide. When the sample misjudged the total,
+// the guide is rewritten from the CDF, or (below 2^50 units, or on overflow) the weights are summed
+// and the table rebuilt: two more reads (docs/sampling.md). n == 0 gives status all_zero.
 void build_sampling_table(const float* weights, std::int64_t n, sampling_table& table, cudaStream_t stream = nullptr);
 void build_sampling_table(const double* weights, std::int64_t n, sampling_table& table, cudaStream_t stream = nullptr);
 

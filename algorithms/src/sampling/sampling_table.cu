@@ -6,23 +6,31 @@
 
 #include "scankit/device/sampling/dispatch.cuh"
 #include "scankit/device/sampling/draw_kernel.cuh"
-#include "scankit/device/sampling/table_passes.cuh"
+#include "scankit/device/sampling/table_guide.cuh"
+#include "scankit/device/sampling/table_settle.cuh"
 #include "table_memory.hpp"
 
 namespace scankit {
 
 namespace device_detail::sampling {
 
-void launch_table_prefix(const tile_summary* summaries, std::int64_t tiles, double* prefix, double* end_value,
-                         table_header* header, std::int64_t bins, std::int64_t guide_size, cudaStream_t stream) {
-  launch_kernel("sampling table prefixes", table_prefix_kernel, dim3(1), dim3(prefix_threads), stream, summaries, tiles,
-                prefix, end_value, header, bins, guide_size);
+void launch_table_settle(table_header* header, settle_stage stage, const sampling_table_layout& l, char* base,
+                         cudaStream_t stream) {
+  const int chunks = l.chunk_tiles > 0 ? static_cast<int>((l.tiles + l.chunk_tiles - 1) / l.chunk_tiles) : 0;
+  // covers and starts are adjacent: the slots are 2 * pieces words (with the padding between them).
+  const std::int64_t slots = static_cast<std::int64_t>((l.starts - l.covers) / sizeof(std::int32_t)) + l.pieces;
+  launch_kernel("sampling table settle", table_settle_kernel, dim3(1), dim3(settle_threads), stream, header, stage,
+                reinterpret_cast<const double*>(base + l.sums), reinterpret_cast<std::uint64_t*>(base + l.chunk_units),
+                chunks, reinterpret_cast<std::int32_t*>(base + l.covers), slots);
 }
 
-void launch_wide_bins(const double* cdf, const table_header* header, const std::int32_t* covers,
-                      const std::int32_t* starts, std::int64_t pieces, std::uint32_t* guide, cudaStream_t stream) {
-  launch_kernel("sampling wide bins", wide_bin_kernel, dim3(unsigned((pieces + tile_threads - 1) / tile_threads)),
-                dim3(tile_threads), stream, cdf, header, covers, starts, pieces, guide);
+void launch_table_guide(table_header* header, std::int64_t n, const sampling_table_layout& l, const table_arrays& a,
+                        cudaStream_t stream) {
+  if (n > 0)
+    launch_kernel("sampling table guide repair", guide_repair_kernel, dim3(guide_repair_blocks),
+                  dim3(guide_repair_threads), stream, header, n, a);
+  launch_kernel("sampling wide bins", wide_bin_kernel, dim3(unsigned((l.pieces + table_threads - 1) / table_threads)),
+                dim3(table_threads), stream, header, a, l.pieces);
 }
 
 void draw(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
@@ -59,6 +67,7 @@ sampling_table::sampling_table(sampling_table&& o) noexcept
       capacity_(std::exchange(o.capacity_, 0)),
       bins_(std::exchange(o.bins_, 0)),
       guide_size_(std::exchange(o.guide_size_, 0)),
+      state_(std::move(o.state_)),
       cdf_(std::exchange(o.cdf_, nullptr)),
       codes_(std::exchange(o.codes_, nullptr)),
       guide_(std::exchange(o.guide_, nullptr)) {}
@@ -70,6 +79,7 @@ sampling_table& sampling_table::operator=(sampling_table&& o) noexcept {
     capacity_ = std::exchange(o.capacity_, 0);
     bins_ = std::exchange(o.bins_, 0);
     guide_size_ = std::exchange(o.guide_size_, 0);
+    state_ = std::move(o.state_);
     cdf_ = std::exchange(o.cdf_, nullptr);
     codes_ = std::exchange(o.codes_, nullptr);
     guide_ = std::exchange(o.guide_, nullptr);
@@ -77,15 +87,18 @@ sampling_table& sampling_table::operator=(sampling_table&& o) noexcept {
   return *this;
 }
 
-std::size_t sampling_table::bytes_for(std::int64_t n) noexcept { return sampling_table_layout::of(n < 0 ? 0 : n).bytes; }
+std::size_t sampling_table::bytes_for(std::int64_t n) noexcept {
+  const std::int64_t bins = n < 0 ? 0 : n;
+  return sampling_table_layout::of(bins).bytes + workspace::bytes_needed(sampling_table_layout::state_slots(bins), 0);
+}
 
 char* sampling_table_access::prepare(sampling_table& t, std::int64_t n, cudaStream_t stream) {
   const sampling_table_layout l = sampling_table_layout::of(n);
   device_detail::sampling::reserve_table_memory(t.memory_, t.capacity_, l.bytes, stream);
   char* base = static_cast<char*>(t.memory_);
   t.bins_ = n;
-  t.guide_size_ = l.guide_size;
-  t.cdf_ = reinterpret_cast<double*>(base + l.cdf);
+  t.guide_size_ = l.guide_capacity + 2;
+  t.cdf_ = reinterpret_cast<std::uint64_t*>(base + l.cdf);
   t.codes_ = reinterpret_cast<std::uint16_t*>(base + l.codes);
   t.guide_ = reinterpret_cast<std::uint32_t*>(base + l.guide);
   return base;
@@ -103,6 +116,8 @@ sampling_status sampling_table::status_host(cudaStream_t stream) const {
 }
 
 double sampling_table::total_host(cudaStream_t stream) const { return read_header(*this, stream).total; }
+
+int sampling_table::unit_exponent_host(cudaStream_t stream) const { return read_header(*this, stream).unit_exponent; }
 
 void sampling_table::check_host(cudaStream_t stream) const {
   device_detail::sampling::throw_unless_ok(status_host(stream), "scankit::sampling_table");

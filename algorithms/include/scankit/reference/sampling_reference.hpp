@@ -1,7 +1,9 @@
-// Host reference for sampling (plain C++, obviously correct, slow): the CDF summed serially in
-// double, each draw by binary search, the same Philox uniforms as the device. The device sums in
-// another order, so the two can differ only for a target within rounding distance of a bin
-// boundary (about 2^-50 of draws).
+// Host reference for sampling (plain C++, obviously correct, slow), with the same Philox numbers as
+// the device and a binary search per draw.
+//   rows, segments: the CDF summed serially in double. The device sums in another order, so the two
+//     can differ only for a target within rounding distance of a bin boundary (about 2^-50 of draws).
+//   tables: the CDF in the table's integer units (table_fixed_point.hpp), given its unit exponent:
+//     exact, so the device must agree on every draw.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "scankit/detail/philox.hpp"
+#include "scankit/detail/table_fixed_point.hpp"
 #include "scankit/sampling.hpp"
 
 namespace scankit::reference {
@@ -50,14 +53,31 @@ std::vector<T> zipf_weights(std::int64_t n, double s) {
   return w;
 }
 
-// What scankit::sample gives for a table built from these weights (-1 for every draw if bad).
+// A unit exponent for tables drawn on the host alone (no device table to ask): the exact path's
+// choice from the serial double sum, total at 2^61 .. 2^62 units. A device table may have chosen
+// another; draws then differ only for targets within rounding distance of a bin boundary.
 template <class T>
-std::vector<std::int32_t> sample(const T* w, std::int64_t n, std::int64_t count, std::uint64_t seed,
-                                 std::uint64_t offset) {
+int table_unit_exponent(const T* w, std::int64_t n) {
+  double total = 0.0;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (w[i] > T(0)) total += double(w[i]);
+  return total > 0.0 && !std::isinf(total) ? std::ilogb(total) - 61 : 0;
+}
+
+// What scankit::sample gives for a table built from these weights at unit exponent
+// `unit_exponent` (sampling_table::unit_exponent_host; -1 for every draw if the weights are bad).
+template <class T>
+std::vector<std::int32_t> sample_table(const T* w, std::int64_t n, int unit_exponent, std::int64_t count,
+                                       std::uint64_t seed, std::uint64_t offset) {
   std::vector<std::int32_t> out(static_cast<std::size_t>(count), -1);
   if (sampling_check(w, n) != sampling_status::ok) return out;
-  const std::vector<double> cdf = sampling_cdf(w, n);
-  for (std::int64_t k = 0; k < count; ++k) out[k] = inverse_cdf(cdf, detail::philox_uniform(seed, offset + k));
+  std::vector<std::uint64_t> cdf(static_cast<std::size_t>(n));
+  std::uint64_t run = 0;
+  for (std::int64_t i = 0; i < n; ++i) cdf[i] = run += detail::to_table_units(w[i], unit_exponent).q;
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::uint64_t target = detail::table_target(seed, offset + k, run);
+    out[k] = static_cast<std::int32_t>(std::upper_bound(cdf.begin(), cdf.end(), target) - cdf.begin());
+  }
   return out;
 }
 

@@ -8,7 +8,11 @@
 
 #include <thrust/iterator/transform_iterator.h>
 
-#include "scankit/device/sampling/build_table.cuh"
+#include "scankit/device/device/scan_dispatch.cuh"  // make_single_pass_context
+#include "scankit/device/sampling/table_exact.cuh"
+#include "scankit/device/sampling/table_pass_kernel.cuh"
+#include "scankit/device/sampling/table_scale.cuh"
+#include "scankit/device/sampling/tile_summary.cuh"
 #include "scankit/device/sampling/rows.cuh"
 #include "scankit/device/sampling/segments.cuh"
 #include "scankit/device/segmented_scan.cuh"
@@ -18,30 +22,34 @@
 
 namespace scankit {
 
-// Where each part of a table of n bins lives in its one allocation (256-byte aligned parts).
+// Where each part of a table of n bins lives in its one allocation (256-byte aligned parts). The
+// one-pass build's tile states live in the table's own workspace (sampling_table::state_).
 struct sampling_table_layout {
-  std::int64_t tiles = 0, pieces = 0, guide_size = 0;
-  std::size_t summaries = 0, prefix = 0, end_value = 0, covers = 0, starts = 0, cdf = 0, codes = 0, guide = 0,
-              bytes = 0;
+  std::int64_t tiles = 0, pieces = 0, guide_capacity = 0, chunk_tiles = 0;
+  std::size_t sums = 0, chunk_units = 0, covers = 0, starts = 0, cdf = 0, codes = 0, guide = 0, bytes = 0;
 
   static sampling_table_layout of(std::int64_t n) {
     using namespace device_detail::sampling;
     auto up = [](std::size_t b) { return (b + 255) / 256 * 256; };
     sampling_table_layout l;
-    l.tiles = (n + tile_items - 1) / tile_items;
-    l.guide_size = std::max<std::int64_t>((n + bins_per_cell - 1) / bins_per_cell, 1);
-    l.pieces = (l.guide_size + guide_piece - 1) / guide_piece;
+    l.tiles = (n + table_tile_items - 1) / table_tile_items;
+    l.chunk_tiles = (l.tiles + exact_chunk_blocks - 1) / exact_chunk_blocks;
+    l.guide_capacity = std::max<std::int64_t>((n + bins_per_cell - 1) / bins_per_cell, 1);
+    l.pieces = (l.guide_capacity + 2 + guide_piece - 1) / guide_piece;
     std::size_t at = 256;  // the header
-    l.summaries = at, at += up(sizeof(tile_summary) * l.tiles);
-    l.prefix = at, at += up(sizeof(double) * l.tiles);
-    l.end_value = at, at += up(sizeof(double) * l.tiles);
+    l.sums = at, at += up(sizeof(double) * exact_sum_blocks);
+    l.chunk_units = at, at += up(sizeof(std::uint64_t) * exact_chunk_blocks);
     l.covers = at, at += up(sizeof(std::int32_t) * l.pieces);
     l.starts = at, at += up(sizeof(std::int32_t) * l.pieces);
-    l.cdf = at, at += up(sizeof(double) * std::size_t(std::max<std::int64_t>(n, 1)));
+    l.cdf = at, at += up(sizeof(std::uint64_t) * std::size_t(std::max<std::int64_t>(n, 1)));
     l.codes = at, at += up(sizeof(std::uint16_t) * std::size_t(std::max<std::int64_t>(n, 1)));
-    l.guide = at, at += up(sizeof(std::uint32_t) * (l.guide_size + 1));  // + the sentinel
+    l.guide = at, at += up(sizeof(std::uint32_t) * (l.guide_capacity + 2));
     l.bytes = at;
     return l;
+  }
+
+  static std::size_t state_slots(std::int64_t n) {
+    return device_detail::tile_state_slots<std::uint64_t>(static_cast<std::size_t>(of(n).tiles));
   }
 };
 
@@ -50,15 +58,16 @@ struct sampling_table_access {
   // Makes room for n bins (stream-ordered) and sets the table's shape and pointers.
   static char* prepare(sampling_table& table, std::int64_t n, cudaStream_t stream);
   static const char* memory(const sampling_table& table) { return static_cast<const char*>(table.memory_); }
+  static workspace& state(sampling_table& table) { return table.state_; }
 };
 
 namespace device_detail::sampling {
 
-// The type-independent launches (src/sampling/sampling_table.cu, where their kernels live).
-void launch_table_prefix(const tile_summary* summaries, std::int64_t tiles, double* prefix, double* end_value,
-                         table_header* header, std::int64_t bins, std::int64_t guide_size, cudaStream_t stream);
-void launch_wide_bins(const double* cdf, const table_header* header, const std::int32_t* covers,
-                      const std::int32_t* starts, std::int64_t pieces, std::uint32_t* guide, cudaStream_t stream);
+// The type-independent launches (src/sampling/sampling_table.cu).
+void launch_table_settle(table_header* header, settle_stage stage, const sampling_table_layout& l, char* base,
+                         cudaStream_t stream);
+void launch_table_guide(table_header* header, std::int64_t n, const sampling_table_layout& l, const table_arrays& a,
+                        cudaStream_t stream);
 void draw(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
           std::uint64_t offset, cudaStream_t stream);
 
@@ -75,31 +84,47 @@ inline unsigned grid_for(std::int64_t work, std::int64_t per_block) {
   return static_cast<unsigned>(std::min<std::int64_t>((work + per_block - 1) / per_block, std::int64_t(1) << 20));
 }
 
+inline table_arrays table_arrays_of(const sampling_table_layout& l, char* base) {
+  return table_arrays{reinterpret_cast<std::uint64_t*>(base + l.cdf), reinterpret_cast<std::uint16_t*>(base + l.codes),
+                      reinterpret_cast<std::uint32_t*>(base + l.guide), reinterpret_cast<std::int32_t*>(base + l.covers),
+                      reinterpret_cast<std::int32_t*>(base + l.starts)};
+}
+
+// The build's sequence (table_scale.cuh explains the modes; each launch does nothing outside its
+// own). The common case runs the estimate, one pass and two small launches.
 template <class T>
 void build_table(const T* w, std::int64_t n, sampling_table& table, cudaStream_t stream) {
   const char* fn = "scankit::build_sampling_table";
   check_bins(fn, w, n, "n");
   const sampling_table_layout l = sampling_table_layout::of(n);
+  const scankit::detail::workspace_lease lease(&sampling_table_access::state(table), sampling_table_layout::state_slots(n),
+                                               0, stream);
   char* base = sampling_table_access::prepare(table, n, stream);
   auto* header = reinterpret_cast<table_header*>(base);
-  auto* summaries = reinterpret_cast<tile_summary*>(base + l.summaries);
-  auto* prefix = reinterpret_cast<double*>(base + l.prefix);
-  auto* end_value = reinterpret_cast<double*>(base + l.end_value);
-  auto* covers = reinterpret_cast<std::int32_t*>(base + l.covers);
-  auto* starts = reinterpret_cast<std::int32_t*>(base + l.starts);
-  auto* cdf = reinterpret_cast<double*>(base + l.cdf);
-  auto* codes = reinterpret_cast<std::uint16_t*>(base + l.codes);
-  auto* guide = reinterpret_cast<std::uint32_t*>(base + l.guide);
+  const table_arrays a = table_arrays_of(l, base);
   // covers and starts are adjacent: one memset marks every piece slot empty (-1).
-  SCANKIT_CUDA_CHECK(cudaMemsetAsync(covers, 0xff, l.starts - l.covers + sizeof(std::int32_t) * l.pieces, stream));
+  SCANKIT_CUDA_CHECK(cudaMemsetAsync(a.covers, 0xff, l.starts - l.covers + sizeof(std::int32_t) * l.pieces, stream));
+  launch_kernel("sampling table estimate", table_estimate_kernel<T>, dim3(1), dim3(estimate_threads), stream, w, n,
+                l.guide_capacity, header);
   if (l.tiles > 0)
-    launch_kernel("sampling tile summaries", tile_summary_kernel<array_source<T>>, dim3(unsigned(l.tiles)),
-                  dim3(tile_threads), stream, array_source<T>{w}, n, l.tiles, summaries);
-  launch_table_prefix(summaries, l.tiles, prefix, end_value, header, n, l.guide_size, stream);
-  if (l.tiles > 0)
-    launch_kernel("sampling cdf and guide", cdf_guide_kernel<T>, dim3(unsigned(l.tiles)), dim3(tile_threads), stream, w,
-                  n, prefix, end_value, header, cdf, codes, guide, covers, starts);
-  launch_wide_bins(cdf, header, covers, starts, l.pieces, guide, stream);
+    launch_kernel("sampling table pass", table_pass_kernel<T>, dim3(unsigned(l.tiles)), dim3(table_threads), stream, w,
+                  n, header, make_single_pass_context<std::uint64_t>(lease.view(), l.tiles, look_back_backoff{32, 1024}),
+                  a);
+  launch_table_settle(header, settle_stage::after_fast, l, base, stream);
+  if (l.tiles > 0) {
+    launch_kernel("sampling table exact sum", table_sum_kernel<T>, dim3(exact_sum_blocks), dim3(exact_sum_threads),
+                  stream, w, n, header, reinterpret_cast<double*>(base + l.sums));
+    launch_table_settle(header, settle_stage::exact_unit, l, base, stream);
+    const unsigned chunks = unsigned((l.tiles + l.chunk_tiles - 1) / l.chunk_tiles);
+    auto* chunk_units = reinterpret_cast<std::uint64_t*>(base + l.chunk_units);
+    launch_kernel("sampling table exact chunk units", table_chunk_units_kernel<T>, dim3(chunks), dim3(table_threads),
+                  stream, w, n, l.chunk_tiles, header, chunk_units);
+    launch_table_settle(header, settle_stage::exact_prefixes, l, base, stream);
+    launch_kernel("sampling table exact chunk writes", table_chunk_write_kernel<T>, dim3(chunks), dim3(table_threads),
+                  stream, w, n, l.chunk_tiles, header, chunk_units, a);
+    launch_table_settle(header, settle_stage::after_exact, l, base, stream);
+  }
+  launch_table_guide(header, n, l, a, stream);
 }
 
 // Tiles of a rows x cols matrix (each row tiled on its own).

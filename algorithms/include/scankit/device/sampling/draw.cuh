@@ -1,11 +1,11 @@
-// What the draw kernels share: the target clamp and the launch shape of draw_kernel.cuh.
+// What the draw kernels share: the clamp of a double target (rows, segments) and the launch shape
+// of the table and alias draws.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
 #include "scankit/detail/philox.hpp"
-#include "scankit/device/sampling/table_header.cuh"
 
 namespace scankit::device_detail::sampling {
 

@@ -1,25 +1,27 @@
-// Draws from a sampling table: one Philox uniform per draw, then the first bin whose CDF value
-// exceeds the target t. With p = guide_position(t), cell j = p >> 16 and code c = p & 0xffff:
+// Draws from a sampling table: one Philox block per draw gives the target t, an integer in
+// [0, total) units (scankit/detail/table_fixed_point.hpp), then the first bin whose CDF exceeds t.
+// With p = guide_position(t), cell j = p >> 16 and code c = p & 0xffff:
 //   the bins ending in cell j are lo = guide[j] .. hi - 1 (hi = guide[j + 1]); every bin before lo
 //   ends at or below t, bin hi ends above it (a later cell);
 //   among lo .. hi - 1 (non-decreasing codes) a code below c ends below t and one above c ends
-//   above t (positions are monotone, table_header.cuh); only a code equal to c needs the double
-//   CDF, about once in 2^16 / bins_per_cell draws.
+//   above t (positions are monotone, table_header.cuh); only a code equal to c needs the CDF,
+//   about once in 2^16 / bins_per_cell draws.
 // So a draw reads two guide entries and a few 16-bit codes (L2-resident up to about 2^24 bins),
 // not the 8-byte CDF. Included by one translation unit.
 #pragma once
 
 #include <cstdint>
 
-#include "scankit/detail/philox.hpp"
+#include "scankit/detail/table_fixed_point.hpp"
 #include "scankit/device/sampling/draw.cuh"
 #include "scankit/device/sampling/table_header.cuh"
 
 namespace scankit::device_detail::sampling {
 
-// The first bin in lo .. end - 1 whose CDF value exceeds the target (end if none: bin end does).
-__device__ __forceinline__ std::int64_t draw_in_cell(double target, unsigned code, std::int64_t lo, std::int64_t end,
-                                                     const double* cdf, const std::uint16_t* codes) {
+// The first bin in lo .. end - 1 whose CDF exceeds the target (end if none: bin end does).
+__device__ __forceinline__ std::int64_t draw_in_cell(std::uint64_t target, unsigned code, std::int64_t lo,
+                                                     std::int64_t end, const std::uint64_t* cdf,
+                                                     const std::uint16_t* codes) {
   std::int64_t hi = end;
   while (hi - lo > 8) {  // the first code >= code: binary search in long cells (skewed weights)
     const std::int64_t mid = lo + (hi - lo) / 2;
@@ -32,25 +34,25 @@ __device__ __forceinline__ std::int64_t draw_in_cell(double target, unsigned cod
   return i;
 }
 
-__global__ void __launch_bounds__(draw_threads) draw_kernel(const table_header* header, const double* cdf,
+__global__ void __launch_bounds__(draw_threads) draw_kernel(const table_header* header, const std::uint64_t* cdf,
                                                              const std::uint16_t* codes, const std::uint32_t* guide,
                                                              std::int32_t* out, std::int64_t count,
                                                              std::uint64_t seed, std::uint64_t offset) {
   const std::int32_t status = header->status;
-  const double total = header->total, scale = header->scale;
-  const std::int64_t guide_size = header->guide_size;
+  const std::uint64_t total = header->total_units;
+  const int shift = header->shift;
   const std::int64_t stride = std::int64_t(gridDim.x) * draw_threads;
   for (std::int64_t base = std::int64_t(blockIdx.x) * draw_threads * draws_per_thread + threadIdx.x; base < count;
        base += stride * draws_per_thread) {
     // The guide entries of all of this thread's draws first, so that their loads are in flight together.
-    double target[draws_per_thread];
+    std::uint64_t target[draws_per_thread];
     unsigned code[draws_per_thread];
     std::int64_t lo[draws_per_thread], end[draws_per_thread];
 #pragma unroll
     for (int d = 0; d < draws_per_thread; ++d) {
       const std::int64_t k = base + std::int64_t(d) * draw_threads;
-      target[d] = clamp_target(scankit::detail::philox_uniform(seed, offset + std::uint64_t(k)) * total, total);
-      const std::int64_t position = guide_position(target[d], scale, guide_size);
+      target[d] = scankit::detail::table_target(seed, offset + std::uint64_t(k), total);
+      const std::uint64_t position = guide_position(target[d], shift);
       code[d] = static_cast<unsigned>(position & 0xffff);
       const bool live = k < count && status == 0;
       lo[d] = live ? __ldg(guide + (position >> 16)) : 0;

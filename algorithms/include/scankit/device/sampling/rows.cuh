@@ -4,14 +4,13 @@
 //      full read of the weights
 //   2. one block per row: the row's tile prefixes (tile_prefixes.cuh), its draw's target, the tile
 //      whose end value first exceeds it, and then that tile alone re-read and rescanned with the
-//      same arithmetic as a table build (tile_cdf.cuh), so a row's draw equals the draw a
-//      sampling table of that row gives for the same uniform.
+//      same arithmetic as the first pass (tile_cdf.cuh), so the tile's end values agree bit for bit.
 #pragma once
 
 #include <cstdint>
 
 #include "scankit/detail/philox.hpp"
-#include "scankit/device/sampling/build_table.cuh"
+#include "scankit/device/sampling/tile_summary.cuh"
 #include "scankit/device/sampling/draw.cuh"
 
 namespace scankit::device_detail::sampling {

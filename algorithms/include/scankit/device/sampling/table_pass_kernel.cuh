@@ -1,0 +1,49 @@
+// The one-pass build of a sampling table: each block takes a ticket, converts its tile of weights
+// to units at the unit exponent the estimate chose (table_scale.cuh), gets the units of all tiles
+// before it from the engine's single-pass protocol (tile_prefix_op, decoupled look-back) and writes
+// the tile's CDF, codes and guide entries. The weights are read once: 4 bytes read and 10.5 written
+// per bin (8 of CDF, 2 of code, half of guide).
+//
+// Integer sums need no fixed association, so the plain decoupled look-back gives the same bits as
+// any other order. The saturating sum makes an overflow visible in the total (table_units_max).
+// Memory order: nothing but the tile values travels between blocks, each in the word that carries
+// its status (tile_state.cuh), so no fence is needed.
+#pragma once
+
+#include <cstdint>
+
+#include "scankit/device/block/block_barrier.cuh"
+#include "scankit/device/sampling/table_tile.cuh"
+#include "scankit/device/tile/tile_prefix_op.cuh"
+
+namespace scankit::device_detail::sampling {
+
+// Blocks per SM to fit: enough tiles in flight to cover the memory latency (docs/tuning.md).
+constexpr int table_pass_min_blocks = 4;
+
+template <class T>
+__global__ void __launch_bounds__(table_threads, table_pass_min_blocks) table_pass_kernel(const T* w, std::int64_t n, table_header* header,
+                                                                    single_pass_context<std::uint64_t> pass,
+                                                                    table_arrays a) {
+  using prefix_op = tile_prefix_op<std::uint64_t, units_plus, look_back_shape<>, false>;
+  __shared__ table_tile_storage s;
+  __shared__ table_stage_storage stage;
+  __shared__ std::uint64_t tile_prefix;
+  __shared__ tile_ticket ticket;
+  // Every block reads the same mode (an earlier launch wrote it), so either all draw tickets or
+  // none does, and a launch that runs nothing leaves the ticket word as it was.
+  if (header->mode != static_cast<std::int32_t>(table_mode::fast)) return;
+  if (threadIdx.x == 0) ticket = pass.draw();
+  __syncthreads();
+  const std::int64_t begin = static_cast<std::int64_t>(ticket.tile) * table_tile_items;
+  const int unit_exponent = header->unit_exponent;
+  table_tile<T> tile;
+  tile.load(w, begin, n, unit_exponent, s, &stage);
+  const int flags = (__syncthreads_or(tile.bad) ? flag_bad_weight : 0u) | (__syncthreads_or(tile.beyond) ? flag_beyond : 0u);
+  if (threadIdx.x == 0 && flags != 0) atomicOr(&header->flags, static_cast<std::uint32_t>(flags));
+  const prefix_op prefix(pass, ticket, units_plus{});
+  const optional_prefix<std::uint64_t> before = prefix.template resolve<whole_block_barrier>(tile.total, tile_prefix);
+  tile.write(begin, n, before.present ? before.value : 0, header->shift, header->guide_capacity + 1, a, header, stage);
+}
+
+}  // namespace scankit::device_detail::sampling
