@@ -12,7 +12,8 @@
 //   2^50 .. 2^64 units, cells too small or too sparse for the guide
 //                                          guide repair: the CDF is kept, the codes and the guide
 //                                          are rewritten at the right cell size (reads the CDF)
-//   fewer than 2^50 units, or an overflow  the exact path (table_exact.cuh): a deterministic double
+//   fewer than 2^50 units, an overflow, or a weight of 2^59 units or more
+//                                          the exact path (table_exact.cuh): a deterministic double
 //                                          sum of the weights fixes e with the total at 2^61 ..
 //                                          2^62 units, then the tiles are rebuilt (two more reads)
 // Every launch reads the mode from the header and does nothing unless it is its own, so the whole

@@ -4,10 +4,9 @@
 //
 // A tile is 4096 weights, 16 consecutive ones per thread (four 16-byte loads): one sum per thread
 // and one block scan, so the integer work per weight stays small. The CDF and the codes go out
-// through shared memory, so that every warp stores whole contiguous lines: stored straight from
-// the thread's registers (16-byte pieces 128 bytes apart across a warp), the same bytes took 3.8
-// times as long on the H200 (docs/notes). Units are integers, so the order of the sums does not
-// matter.
+// through shared memory, so that every warp stores whole contiguous lines (stores of partial
+// sectors straight from registers cost several times their bytes: docs/tuning.md). Units are
+// integers, so the order of the sums does not matter.
 #pragma once
 
 #include <cstdint>
