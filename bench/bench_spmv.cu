@@ -14,7 +14,9 @@
 //   copy             cudaMemcpyAsync D2D moving the floor's bytes (reads + writes): the offsets,
 //                    columns and values of A, x once and y once
 //   cusparse_alg1/2  cusparseSpMV with CUSPARSE_SPMV_CSR_ALG1 / ALG2, after cusparseSpMV_preprocess
-//   merge_path       scankit::sparse::spmv with a plan forcing the merge-path kernel
+//   merge_path       scankit::sparse::spmv with a plan forcing the merge-path kernel (column blocks
+//                    chosen automatically; the counter `column_blocks`)
+//   merge_path_one_block  ... and no column blocks
 //   vector           ... forcing the vector kernel (width from the mean row length)
 //   scankit          ... the plan's automatic choice (the counter `kernel`: 1 merge, 2 vector)
 //   one_call         scankit::sparse::spmv without a plan (offsets check, statistics and the wait
@@ -358,14 +360,17 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
     launch = [&m, x, y] { scankit::sparse::spmv(Value(1), *m.a, x, Value(0), y, g_stream, g_ws); };
   } else {
     scankit::sparse::spmv_options options;
-    options.kernel = row == "merge_path" ? spmv_kernel::merge_path
-                                         : (row == "vector" ? spmv_kernel::vector : spmv_kernel::automatic);
+    const bool merge = row == "merge_path" || row == "merge_path_one_block";
+    options.kernel = merge ? spmv_kernel::merge_path : (row == "vector" ? spmv_kernel::vector : spmv_kernel::automatic);
+    if (row == "merge_path_one_block") options.column_blocks = 1;
     const auto t0 = std::chrono::steady_clock::now();
     plan = std::make_unique<scankit::sparse::spmv_plan<int, Value>>(*m.a, options, g_stream, g_ws);
     plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     note = std::string(scankit::sparse::to_string(plan->kernel())) +
-           (plan->kernel() == spmv_kernel::vector ? " width " + std::to_string(plan->vector_width()) : "");
+           (plan->kernel() == spmv_kernel::vector ? " width " + std::to_string(plan->vector_width()) : "") +
+           (plan->column_blocks() > 1 ? ", " + std::to_string(plan->column_blocks()) + " column blocks" : "");
     state.counters["kernel"] = plan->kernel() == spmv_kernel::merge_path ? 1 : 2;
+    state.counters["column_blocks"] = plan->column_blocks();
     state.counters["plan_ms"] = plan_ms;
     launch = [&plan, x, y] { scankit::sparse::spmv(*plan, Value(1), x, Value(0), y, g_stream, g_ws); };
   }
@@ -405,7 +410,7 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
 const std::vector<std::string> g_matrices = {"p2d4096_f32", "mdual_f32",  "rmat22_f32", "powerlaw_f32",
                                              "halfempty_f32", "p3d256_f64", "rmat22_f64"};
 const std::vector<std::string> g_rows = {"copy",        "cusparse_alg2",   "cusparse_alg1",   "merge_path",
-                                         "vector",      "scankit",         "one_call",        "shape_256x8",
+                                         "merge_path_one_block", "vector", "scankit", "one_call", "shape_256x8",
                                          "shape_256x4", "shape_256x4_drv", "shape_256x4_c25", "shape_256x3",
                                          "shape_512x4", "shape_512x3_c25", "shape_512x2"};
 

@@ -83,7 +83,8 @@ struct device_matrix {
 // y_ref and the per-row error bound for y = alpha op(A) x + beta y0.
 template <class Index, class Value>
 void reference(const csr_matrix_host<Index, Value>& a, bool transposed, Value alpha, const std::vector<Value>& x,
-               Value beta, const std::vector<Value>& y0, std::vector<double>& y_ref, std::vector<double>& bound) {
+               Value beta, const std::vector<Value>& y0, std::vector<double>& y_ref, std::vector<double>& bound,
+               int extra_roundings = 0) {
   const std::size_t out = transposed ? static_cast<std::size_t>(a.cols) : static_cast<std::size_t>(a.rows);
   std::vector<double> magnitude(out, 0.0), products(out, 0.0);
   std::vector<std::int64_t> count(out, 0);
@@ -121,7 +122,8 @@ void reference(const csr_matrix_host<Index, Value>& a, bool transposed, Value al
   for (std::size_t i = 0; i < out; ++i) {
     const double b = beta == Value(0) ? 0.0 : static_cast<double>(beta) * static_cast<double>(y0[i]);
     y_ref[i] = static_cast<double>(alpha) * products[i] + b;
-    bound[i] = static_cast<double>(count[i] + 4) * u * (std::fabs(static_cast<double>(alpha)) * magnitude[i] + std::fabs(b));
+    bound[i] = static_cast<double>(count[i] + 4 + extra_roundings) * u *
+               (std::fabs(static_cast<double>(alpha)) * magnitude[i] + std::fabs(b));
   }
 }
 
@@ -148,7 +150,8 @@ void check_spmv(const csr_matrix_host<Index, Value>& a, const spmv_options& opti
   auto y0 = random_vector<Index, Value>(n_y, seed + 1);
   if (nan_in_y) std::fill(y0.begin(), y0.end(), std::numeric_limits<Value>::quiet_NaN());
   std::vector<double> y_ref, bound;
-  reference(a, transposed, alpha, x, beta, y0, y_ref, bound);
+  // Column blocks add each block's sum to y: one rounding more per block.
+  reference(a, transposed, alpha, x, beta, y0, y_ref, bound, options.column_blocks > 1 ? options.column_blocks : 0);
 
   device_matrix<Index, Value> d(a);
   device_buffer<Value> dx(x), dy(n_y + 16);
@@ -157,6 +160,10 @@ void check_spmv(const csr_matrix_host<Index, Value>& a, const spmv_options& opti
   workspace ws;
   if (with_plan) {
     const sparse::spmv_plan<Index, Value> plan(d.view, options);
+    if (options.column_blocks > 1) {
+      EXPECT_EQ(plan.column_blocks(), options.column_blocks);
+      EXPECT_EQ(plan.kernel(), spmv_kernel::merge_path);
+    }
     sparse::spmv(plan, alpha, {dx.data(), static_cast<std::int64_t>(n_x)}, beta,
                  {dy.data(), static_cast<std::int64_t>(n_y)}, nullptr, &ws);
   } else {
@@ -199,8 +206,9 @@ std::vector<std::int64_t> lengths_of(const std::string& shape, std::int64_t n, s
   return lengths;
 }
 
-template <class Index, class Value>
-void run_shapes() {
+// Calls check(a, what, seed) on a random matrix of every shape and several sizes.
+template <class Index, class Value, class Check>
+void for_each_shape(Check&& check) {
   SCANKIT_SEEDED(seed);
   std::mt19937_64 rng(seed);
   for (const std::string shape : {"uniform", "half_empty", "power_law", "ones", "one_dense_row"}) {
@@ -208,15 +216,21 @@ void run_shapes() {
       const auto lengths = lengths_of(shape, rows, rng);
       const Index cols = static_cast<Index>(shape == "one_dense_row" ? 60'000 : 1 + rows + static_cast<std::int64_t>(rng() % 97));
       const auto a = random_csr<Index, Value>(lengths, cols, seed + static_cast<std::uint64_t>(rows));
-      const std::string what = shape + " rows " + std::to_string(rows) + " nnz " + std::to_string(a.values.size());
-      check_spmv(a, merge, false, Value(1), Value(0), seed, what);
-      check_spmv(a, merge, true, Value(-1.5), Value(0.5), seed, what);
-      check_spmv(a, automatic, false, Value(2), Value(1), seed, what);
-      for (int width : {0, 2, 32}) check_spmv(a, vector_of(width), width == 2, Value(1), Value(-1), seed, what);
-      check_spmv(a, transposed, false, Value(0.75), Value(2), seed, what);
-      check_spmv(a, transposed, true, Value(1), Value(0), seed, what);
+      check(a, shape + " rows " + std::to_string(rows) + " nnz " + std::to_string(a.values.size()), seed);
     }
   }
+}
+
+template <class Index, class Value>
+void run_shapes() {
+  for_each_shape<Index, Value>([](const csr_matrix_host<Index, Value>& a, const std::string& what, std::uint64_t seed) {
+    check_spmv(a, merge, false, Value(1), Value(0), seed, what);
+    check_spmv(a, merge, true, Value(-1.5), Value(0.5), seed, what);
+    check_spmv(a, automatic, false, Value(2), Value(1), seed, what);
+    for (int width : {0, 2, 32}) check_spmv(a, vector_of(width), width == 2, Value(1), Value(-1), seed, what);
+    check_spmv(a, transposed, false, Value(0.75), Value(2), seed, what);
+    check_spmv(a, transposed, true, Value(1), Value(0), seed, what);
+  });
 }
 
 TEST(Spmv, ShapesInt32Float) {
@@ -234,6 +248,101 @@ TEST(Spmv, ShapesInt64Float) {
 TEST(Spmv, ShapesInt64Double) {
   SCANKIT_REQUIRE_GPU();
   run_shapes<std::int64_t, double>();
+}
+
+spmv_options column_blocks_of(int blocks) {
+  spmv_options o;
+  o.column_blocks = blocks;
+  return o;
+}
+
+// Column blocks (forced: the automatic choice needs x larger than the L2) on every shape, with
+// more blocks than columns too, and beta = 0 over a y of NaN.
+template <class Index, class Value>
+void run_column_block_shapes() {
+  for_each_shape<Index, Value>([](const csr_matrix_host<Index, Value>& a, const std::string& what, std::uint64_t seed) {
+    check_spmv(a, column_blocks_of(2), true, Value(1), Value(0), seed, what, true);
+    check_spmv(a, column_blocks_of(3), true, Value(-1.5), Value(0.5), seed, what);
+    check_spmv(a, column_blocks_of(64), true, Value(2), Value(1), seed, what);
+  });
+}
+
+TEST(Spmv, ColumnBlocksInt32Float) {
+  SCANKIT_REQUIRE_GPU();
+  run_column_block_shapes<std::int32_t, float>();
+}
+
+TEST(Spmv, ColumnBlocksInt64Double) {
+  SCANKIT_REQUIRE_GPU();
+  run_column_block_shapes<std::int64_t, double>();
+}
+
+// A plan holding a copy of the values (column blocks, or A^T) follows new values after
+// update_values().
+TEST(Spmv, UpdateValuesRefreshesThePlansCopy) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  auto a = random_csr<std::int32_t, double>(lengths_of("power_law", 30'000, rng), 50'000, seed);
+  device_matrix<std::int32_t, double> d(a);
+  spmv_options transposed_plan;
+  transposed_plan.operation = spmv_operation::transpose;
+  for (const auto& options : {column_blocks_of(5), transposed_plan}) {
+    const bool t = options.operation == spmv_operation::transpose;
+    sparse::spmv_plan<std::int32_t, double> plan(d.view, options);
+    const std::size_t n_x = t ? static_cast<std::size_t>(a.rows) : static_cast<std::size_t>(a.cols);
+    const std::size_t n_y = t ? static_cast<std::size_t>(a.cols) : static_cast<std::size_t>(a.rows);
+    const auto x = random_vector<std::int32_t, double>(n_x, seed + 7);
+    device_buffer<double> dx(x), dy(n_y);
+    workspace ws;
+    for (int round = 0; round < 2; ++round) {
+      for (auto& v : a.values) v = -2.0 * v + 0.25;
+      d.values.upload(a.values);
+      plan.update_values(nullptr, &ws);
+      dy.poison();
+      sparse::spmv(plan, 1.0, {dx.data(), static_cast<std::int64_t>(n_x)}, 0.0,
+                   {dy.data(), static_cast<std::int64_t>(n_y)}, nullptr, &ws);
+      std::vector<double> y_ref, bound;
+      reference(a, t, 1.0, x, 0.0, std::vector<double>(n_y), y_ref, bound, plan.column_blocks());
+      const auto got = dy.download();
+      int wrong = 0;
+      for (std::size_t i = 0; i < n_y; ++i) wrong += std::fabs(got[i] - y_ref[i]) <= bound[i] ? 0 : 1;
+      EXPECT_EQ(wrong, 0) << (t ? "transposed" : "column blocks") << " round " << round;
+    }
+  }
+}
+
+// The automatic choice: a scattered matrix whose x is larger than the L2 gets column blocks, a
+// banded one of the same size does not; both products are right.
+TEST(Spmv, AutomaticColumnBlocks) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  int device = 0, l2 = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  const auto cols = static_cast<std::int32_t>(static_cast<std::int64_t>(l2) * 5 / 4 / sizeof(float));  // x: 1.25 L2
+  const std::int64_t rows = 1 << 19;
+  const auto scattered = random_csr<std::int32_t, float>(std::vector<std::int64_t>(rows, 6), cols, seed);
+  csr_matrix_host<std::int32_t, float> banded = scattered;  // the same rows, columns near the diagonal
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t diagonal = r * cols / rows;
+    for (auto k = banded.offsets[r]; k < banded.offsets[r + 1]; ++k) {
+      banded.columns[k] = static_cast<std::int32_t>(std::min<std::int64_t>(diagonal + (k - banded.offsets[r]), cols - 1));
+    }
+  }
+  const csr_matrix_host<std::int32_t, float>* const matrices[] = {&scattered, &banded};
+  for (const auto* a : matrices) {
+    device_matrix<std::int32_t, float> d(*a);
+    const sparse::spmv_plan<std::int32_t, float> plan(d.view, merge);
+    if (a == &scattered) {
+      EXPECT_GE(plan.column_blocks(), 2);
+    } else {
+      EXPECT_EQ(plan.column_blocks(), 1);
+    }
+    spmv_options forced = merge;
+    forced.column_blocks = plan.column_blocks();
+    check_spmv(*a, forced, true, 1.0f, 0.0f, seed, a == &scattered ? "scattered" : "banded");
+  }
 }
 
 TEST(Spmv, EdgeMatrices) {
@@ -377,7 +486,7 @@ TEST(Spmv, PlannedProductReplaysInAGraph) {
   std::mt19937_64 rng(seed);
   const auto a = random_csr<std::int32_t, float>(lengths_of("power_law", 100'000, rng), 100'000, seed);
   device_matrix<std::int32_t, float> d(a);
-  for (const auto& options : {merge, vector_of(0)}) {
+  for (const auto& options : {merge, vector_of(0), column_blocks_of(3)}) {
     const sparse::spmv_plan<std::int32_t, float> plan(d.view, options);
     device_buffer<float> dx(static_cast<std::size_t>(a.cols)), dy(static_cast<std::size_t>(a.rows));
     workspace ws;
@@ -397,7 +506,8 @@ TEST(Spmv, PlannedProductReplaysInAGraph) {
       SCANKIT_CUDA_CHECK(cudaGraphLaunch(exec, stream));
       SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
       std::vector<double> y_ref, bound;
-      reference(a, false, 1.0f, x, 0.0f, std::vector<float>(static_cast<std::size_t>(a.rows)), y_ref, bound);
+      reference(a, false, 1.0f, x, 0.0f, std::vector<float>(static_cast<std::size_t>(a.rows)), y_ref, bound,
+                plan.column_blocks());
       const auto got = dy.download();
       int wrong = 0;
       for (std::size_t i = 0; i < got.size(); ++i) wrong += std::fabs(got[i] - y_ref[i]) <= bound[i] ? 0 : 1;

@@ -89,6 +89,30 @@ TEST(SpmvArguments, MatrixShapeAndOptionsAreChecked) {
   }
 }
 
+TEST(SpmvArguments, BadColumnBlocksThrowBeforeAnyLaunch) {
+  const fake_matrix m;
+  std::vector<float> x(3), y(4);
+  const dense_vector<const float> vx{x.data(), 3};
+  const dense_vector<float> vy{y.data(), 4};
+  for (int blocks : {-1, 65, 1000}) {
+    spmv_options o;
+    o.column_blocks = blocks;
+    expect_error([&] { scankit::sparse::spmv_plan<std::int32_t, float> plan(m.view(), o); },
+                 "column_blocks = " + std::to_string(blocks) + " is not in 0..64");
+    expect_error([&] { scankit::sparse::spmv(1.0f, m.view(), vx, 0.0f, vy, nullptr, nullptr, o); },
+                 "column_blocks = " + std::to_string(blocks));
+  }
+  spmv_options o;
+  o.column_blocks = 2;
+  o.kernel = spmv_kernel::vector;
+  expect_error([&] { scankit::sparse::spmv_plan<std::int32_t, float> plan(m.view(), o); },
+               "column_blocks = 2 needs the merge-path kernel");
+  o.kernel = spmv_kernel::automatic;
+  o.operation = scankit::sparse::spmv_operation::transpose;
+  expect_error([&] { scankit::sparse::spmv_plan<std::int32_t, float> plan(m.view(), o); },
+               "column_blocks = 2 with A^T");
+}
+
 TEST(SpmvArguments, KernelNames) {
   EXPECT_STREQ(scankit::sparse::to_string(spmv_kernel::automatic), "automatic");
   EXPECT_STREQ(scankit::sparse::to_string(spmv_kernel::merge_path), "merge_path");

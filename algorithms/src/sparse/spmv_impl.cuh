@@ -20,6 +20,7 @@
 #include "scankit/error.hpp"
 #include "scankit/sparse/csr_build.hpp"
 #include "scankit/sparse/spmv.hpp"
+#include "spmv_column_blocks.cuh"
 #include "stream_scratch.hpp"
 
 namespace scankit::sparse {
@@ -191,6 +192,17 @@ inline void check_options(const char* function, const spmv_options& options) {
   if (w != 0 && (w < 2 || w > 32 || (w & (w - 1)) != 0)) {
     throw error(std::string(function) + ": vector_width = " + std::to_string(w) + " is not 0 or a power of two in 2..32");
   }
+  const int blocks = options.column_blocks;
+  if (blocks < 0 || blocks > max_column_blocks) {
+    throw error(std::string(function) + ": column_blocks = " + std::to_string(blocks) + " is not in 0.." +
+                std::to_string(max_column_blocks));
+  }
+  if (blocks > 1 && options.operation == spmv_operation::transpose) {
+    throw error(std::string(function) + ": column_blocks = " + std::to_string(blocks) + " with A^T (blocks are for y = A x)");
+  }
+  if (blocks > 1 && options.kernel == spmv_kernel::vector) {
+    throw error(std::string(function) + ": column_blocks = " + std::to_string(blocks) + " needs the merge-path kernel");
+  }
 }
 
 inline spmv_kernel resolved_kernel(const spmv_options& options, const csr_row_statistics& s) {
@@ -225,6 +237,13 @@ void spmv_planned(const spmv_plan<Index, Value>& plan, Value alpha, dense_vector
   check_vectors("scankit::sparse::spmv", plan.matrix(), plan.operation(), x, y);
   if (y.size == 0) return;
   if (alpha == Value(0)) return scale(y.data, y.size, beta, stream);
+  if (plan.column_blocks() > 1) {  // the first block applies beta; the others add to y
+    for (int b = 0; b < plan.column_blocks(); ++b) {
+      run_merge(arguments_of(plan.block(b), x.data, y.data, alpha, b == 0 ? beta : Value(1)),
+                static_cast<const dd::merge_coordinate*>(plan.block_partition(b)), stream, ws);
+    }
+    return;
+  }
   const csr_view<Index, Value>& m = plan.operand();
   const auto args = arguments_of(m, x.data, y.data, alpha, beta);
   if (plan.kernel() == spmv_kernel::vector) return run_vector(args, plan.vector_width(), stream);
@@ -285,6 +304,17 @@ spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_o
   }
   kernel_ = spmv_impl::resolved_kernel(options, operand_statistics);
   vector_width_ = spmv_impl::resolved_width(options, operand_statistics);
+  if (operation_ == spmv_operation::non_transpose) {
+    column_blocks_ = options.column_blocks;
+    if (column_blocks_ == 0) {
+      column_blocks_ = kernel_ == spmv_kernel::merge_path ? spmv_impl::automatic_column_blocks(a, statistics_, stream) : 1;
+    }
+  }
+  if (column_blocks_ > 1) {
+    kernel_ = spmv_kernel::merge_path;
+    make_column_blocks(stream, ws);
+    return;
+  }
   const long long tiles = spmv_impl::merge_tiles(operand_);
   if (kernel_ == spmv_kernel::merge_path && tiles > 1) {
     const std::size_t bytes = static_cast<std::size_t>(tiles + 1) * sizeof(device_detail::merge_coordinate);
@@ -297,12 +327,69 @@ spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_o
   SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+// The blocks of A's columns (spmv_column_blocks.cuh), each with its merge-path partition.
+template <class Index, class Value>
+void spmv_plan<Index, Value>::make_column_blocks(cudaStream_t stream, workspace* ws) {
+  namespace dd = scankit::device_detail;
+  using policy = spmv_impl::merge_policy<Index, Value>;
+  const auto layout = spmv_impl::column_block_layout<Index, Value>::of(matrix_, column_blocks_);
+  SCANKIT_CUDA_CHECK(cudaMalloc(&block_storage_, layout.bytes));
+  device_bytes_ += layout.bytes;
+  const std::vector<long long> sizes =
+      spmv_impl::cut_column_blocks(matrix_, column_blocks_, block_storage_, nullptr, stream, ws);
+  blocks_ = new column_block[static_cast<std::size_t>(column_blocks_)];
+  auto* base = static_cast<char*>(block_storage_);
+  long long before = 0, coordinates = 0;
+  for (int b = 0; b < column_blocks_; ++b) {
+    const auto* offsets = reinterpret_cast<const Index*>(base) + static_cast<std::size_t>(b) * (matrix_.rows + 1LL);
+    blocks_[b].matrix = csr_view<Index, Value>(
+        matrix_.rows, matrix_.cols, sizes[static_cast<std::size_t>(b)], offsets,
+        reinterpret_cast<const Index*>(base + layout.columns_at) + before,
+        reinterpret_cast<const Value*>(base + layout.values_at) + before);
+    before += sizes[static_cast<std::size_t>(b)];
+    const long long tiles = spmv_impl::merge_tiles(blocks_[b].matrix);
+    if (tiles > 1) coordinates += tiles + 1;
+  }
+  if (coordinates > 0) {
+    const std::size_t bytes = static_cast<std::size_t>(coordinates) * sizeof(dd::merge_coordinate);
+    SCANKIT_CUDA_CHECK(cudaMalloc(&partition_, bytes));
+    device_bytes_ += bytes;
+  }
+  auto* coordinate = static_cast<dd::merge_coordinate*>(partition_);
+  for (int b = 0; b < column_blocks_; ++b) {
+    const csr_view<Index, Value>& m = blocks_[b].matrix;
+    const long long tiles = spmv_impl::merge_tiles(m);
+    if (tiles <= 1) continue;
+    dd::launch_merge_partition<policy>(m.offsets, static_cast<long long>(m.rows), static_cast<long long>(m.nonzeros),
+                                       coordinate, stream);
+    blocks_[b].partition = coordinate;
+    coordinate += tiles + 1;
+  }
+  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <class Index, class Value>
+void spmv_plan<Index, Value>::update_values(cudaStream_t stream, workspace* ws) {
+  if (column_blocks_ > 1) {
+    std::vector<long long> sizes;
+    for (int b = 0; b < column_blocks_; ++b) sizes.push_back(blocks_[b].matrix.nonzeros);
+    spmv_impl::cut_column_blocks(matrix_, column_blocks_, block_storage_, &sizes, stream, ws);
+  } else if (transposed_ != nullptr) {
+    *transposed_ = transpose(matrix_, stream, ws);
+    operand_ = csr_view<Index, Value>(*transposed_);
+  }
+}
+
 template <class Index, class Value>
 void spmv_plan<Index, Value>::release() noexcept {
   if (partition_ != nullptr) (void)cudaFree(partition_);
+  if (block_storage_ != nullptr) (void)cudaFree(block_storage_);
   delete transposed_;
+  delete[] blocks_;
   partition_ = nullptr;
   transposed_ = nullptr;
+  block_storage_ = nullptr;
+  blocks_ = nullptr;
 }
 
 template <class Index, class Value>
@@ -328,6 +415,9 @@ spmv_plan<Index, Value>& spmv_plan<Index, Value>::operator=(spmv_plan&& other) n
     device_bytes_ = other.device_bytes_;
     partition_ = std::exchange(other.partition_, nullptr);
     transposed_ = std::exchange(other.transposed_, nullptr);
+    column_blocks_ = std::exchange(other.column_blocks_, 1);
+    blocks_ = std::exchange(other.blocks_, nullptr);
+    block_storage_ = std::exchange(other.block_storage_, nullptr);
     other.device_bytes_ = 0;
   }
   return *this;
@@ -336,7 +426,11 @@ spmv_plan<Index, Value>& spmv_plan<Index, Value>::operator=(spmv_plan&& other) n
 template <class Index, class Value>
 std::size_t spmv_workspace_bytes(const spmv_plan<Index, Value>& plan) {
   namespace dd = scankit::device_detail;
-  const long long tiles = spmv_impl::merge_tiles(plan.operand());
+  long long tiles = spmv_impl::merge_tiles(plan.operand());
+  if (plan.column_blocks() > 1) {  // the blocks' products run one after another in one workspace
+    tiles = 0;
+    for (int b = 0; b < plan.column_blocks(); ++b) tiles = std::max(tiles, spmv_impl::merge_tiles(plan.block(b)));
+  }
   if (plan.kernel() != spmv_kernel::merge_path || tiles <= 1) return 0;
   const dd::spmv_merge_layout layout = dd::spmv_merge_workspace<Value>(tiles, false);  // the plan keeps the partition
   return workspace::bytes_needed(layout.state_slots, layout.scratch_bytes);

@@ -13,8 +13,13 @@
 //       nonzeros among tiles, and for A^T the transposed matrix. A call with a plan neither waits
 //       for the device nor allocates (with a warmed workspace), so it can be captured in a CUDA
 //       graph. The plan keeps a's pointers: the arrays must stay alive and their structure
-//       unchanged; a's values may change between calls, except for a transposed plan, which holds
-//       a transposed copy of them.
+//       unchanged; a's values may change between calls, except where the plan holds a copy of
+//       them (a transposed plan, or one with column blocks): then call plan.update_values().
+//
+// Column blocks (plans only): when x is larger than the GPU's L2 cache and its gathers are
+// scattered, a merge-path plan cuts A into column blocks (a copy of A's columns and values, in
+// block order) and runs one product per block, each gathering from a slice of x that stays in
+// the L2; the passes after the first add to y. spmv_options::column_blocks chooses.
 //
 // Kernels (spmv_kernel):
 //   merge_path  load-balanced: tiles take equal shares of the merged list of row ends and
@@ -28,8 +33,9 @@
 // and so the rounding, may vary from run to run); a transposed plan is deterministic.
 //
 // Accuracy: values are accumulated in the value type. Each y[r] is computed as
-// alpha * (sum of a_rk * x_k in some association) + beta * y[r]; beta == 0 ignores y's old
-// contents (NaN included), alpha == 0 ignores A and x.
+// alpha * (sum of a_rk * x_k in some association) + beta * y[r]; with column blocks, as
+// (alpha * s_0 + beta * y[r]) + alpha * s_1 + ... over the blocks' sums s_b. beta == 0 ignores
+// y's old contents (NaN included), alpha == 0 ignores A and x.
 //
 // Bad input throws scankit::error before any launch: x or y null while the matrix is not empty,
 // sizes that do not match op(A), x overlapping y, a matrix with columns but no column count,
@@ -58,6 +64,10 @@ struct spmv_options {
   spmv_operation operation = spmv_operation::non_transpose;
   spmv_kernel kernel = spmv_kernel::automatic;
   int vector_width = 0;  // lanes per row for the vector kernel: 0 = from the mean row length, else 2..32
+  // Column blocks of a plan (non-transposed, merge path): 0 = automatic (x larger than the L2, at
+  // least 4 nonzeros per row on average, and most sampled columns far from the diagonal), 1 =
+  // none, 2..64 = that many (the kernel is then merge_path). Calls without a plan ignore it.
+  int column_blocks = 0;
 };
 
 // A dense vector in device memory: its first element and its length.
@@ -110,16 +120,25 @@ class spmv_plan {
   const csr_row_statistics& statistics() const noexcept { return statistics_; }
   spmv_kernel kernel() const noexcept { return kernel_; }  // never automatic
   int vector_width() const noexcept { return vector_width_; }
-  // Device memory the plan holds (partition, transposed copy).
+  // Device memory the plan holds (partition, transposed copy, column blocks).
   std::size_t device_bytes() const noexcept { return device_bytes_; }
+  // 1, or the number of column blocks the product runs over.
+  int column_blocks() const noexcept { return column_blocks_; }
+
+  // Copies a's current values into the plan's copy of them (a transposed plan, or one with column
+  // blocks; nothing to do for the others). Stream-ordered on `stream`, before the next product.
+  void update_values(cudaStream_t stream = nullptr, workspace* ws = nullptr);
 
   // What the kernels run on: A, or the transposed copy; and the merge-path partition (nullptr for
-  // the vector kernel).
+  // the vector kernel). With column blocks, block b's matrix and partition.
   const csr_view<Index, Value>& operand() const noexcept { return operand_; }
   const void* partition() const noexcept { return partition_; }
+  const csr_view<Index, Value>& block(int b) const noexcept { return blocks_[b].matrix; }
+  const void* block_partition(int b) const noexcept { return blocks_[b].partition; }
 
  private:
   void release() noexcept;
+  void make_column_blocks(cudaStream_t stream, workspace* ws);
   csr_view<Index, Value> matrix_;
   csr_view<Index, Value> operand_;
   spmv_operation operation_ = spmv_operation::non_transpose;
@@ -129,6 +148,13 @@ class spmv_plan {
   std::size_t device_bytes_ = 0;
   void* partition_ = nullptr;
   device_csr<Index, Value>* transposed_ = nullptr;
+  struct column_block {
+    csr_view<Index, Value> matrix;
+    const void* partition = nullptr;  // inside partition_; nullptr for a block of one tile
+  };
+  int column_blocks_ = 1;
+  column_block* blocks_ = nullptr;  // column_blocks_ of them when more than one
+  void* block_storage_ = nullptr;   // the blocks' offsets, then their columns, then their values
 };
 
 #define SCANKIT_DECLARE_SPMV(I, V)                                                                            \
