@@ -54,18 +54,21 @@ struct table_unit_scale {
         second(ldexp(1.0, -unit_exponent > 1000 ? -unit_exponent - 1000 : 0)) {}
 };
 
+// Branch-free (selects only): the one-pass build converts 16 weights per thread, and branches
+// around each conversion cost more instructions than the conversion.
 template <class T>
 SCANKIT_HOST_DEVICE table_units to_table_units(T w, table_unit_scale scale) {
-  if (!(w >= T(0)) || isinf(w)) return {0, true, false};
-  if (w == T(0)) return {0, false, false};
+  const bool bad = !(w >= T(0)) || isinf(w);
   const double x = static_cast<double>(w) * scale.first * scale.second;
-  if (!(x < 0x1p63)) return {std::uint64_t(1) << 63, false, true};
+  const bool beyond = !bad && !(x < 0x1p63);
+  const double in_range = bad || beyond ? 0.0 : x;  // what the conversion may see: [0, 2^63)
 #ifdef __CUDA_ARCH__
-  const std::uint64_t q = __double2ull_rn(x);
+  const std::uint64_t rounded = __double2ull_rn(in_range);
 #else
-  const std::uint64_t q = static_cast<std::uint64_t>(nearbyint(x));  // the default mode: nearest even
+  const std::uint64_t rounded = static_cast<std::uint64_t>(nearbyint(in_range));  // the default mode: nearest even
 #endif
-  return {q == 0 ? std::uint64_t(1) : q, false, false};
+  const std::uint64_t q = beyond ? std::uint64_t(1) << 63 : (rounded == 0 ? std::uint64_t(1) : rounded);
+  return {bad || w == T(0) ? std::uint64_t(0) : q, bad, beyond};
 }
 
 template <class T>

@@ -12,7 +12,6 @@
 
 #include <cstdint>
 
-#include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/sampling/table_tile.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
 
@@ -41,9 +40,21 @@ __global__ void __launch_bounds__(table_threads, table_pass_min_blocks) table_pa
   tile.load(w, begin, n, unit_exponent, s, &stage);
   const int flags = (__syncthreads_or(tile.bad) ? flag_bad_weight : 0u) | (__syncthreads_or(tile.beyond) ? flag_beyond : 0u);
   if (threadIdx.x == 0 && flags != 0) atomicOr(&header->flags, static_cast<std::uint32_t>(flags));
+  // Warp 0 looks back while the other warps turn their units into the tile's own CDF; it stages
+  // its own part after the look-back. The hand-over barrier then covers both.
   const prefix_op prefix(pass, ticket, units_plus{});
-  const optional_prefix<std::uint64_t> before = prefix.template resolve<whole_block_barrier>(tile.total, tile_prefix);
-  tile.write(begin, n, before.present ? before.value : 0, header->shift, header->guide_capacity + 1, a, header, stage);
+  if (threadIdx.x == 0) prefix.publish_aggregate(tile.total);
+  if (threadIdx.x < 32 && ticket.tile != 0) {
+    const std::uint64_t before = prefix.look_back();
+    if (threadIdx.x == 0) {
+      prefix.publish_prefix(before, tile.total);
+      tile_prefix = before;
+    }
+  }
+  tile.stage_local(stage);
+  __syncthreads();
+  tile.write_out(begin, n, ticket.tile == 0 ? 0 : tile_prefix, header->shift, header->guide_capacity + 1, a, header,
+                 stage);
 }
 
 }  // namespace scankit::device_detail::sampling

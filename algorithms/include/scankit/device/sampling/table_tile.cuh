@@ -71,22 +71,26 @@ struct table_tile_storage {
   std::uint64_t warp_sums[table_warps];
 };
 
-// The tile's CDF and codes on their way out. Thread t's items sit at t * 17 + k (one word of padding
-// per thread keeps its 8-byte stores free of bank conflicts), its codes in 4 groups of 4 at
-// t * 5 + g (8 bytes each, padded the same way).
+// The tile's CDF on its way out. Thread t's items sit at t * 17 + k (one word of padding per thread
+// keeps its 8-byte stores free of bank conflicts).
 struct table_stage_storage {
   static constexpr int cdf_stride = table_items + 1;
-  static constexpr int code_groups = table_items / 4;
-  static constexpr int code_stride = code_groups + 1;
   std::uint64_t cdf[table_threads * cdf_stride];
-  uint2 codes[table_threads * code_stride];
-  __device__ __forceinline__ static int cdf_slot(int item) { return item / table_items * cdf_stride + item % table_items; }
-  __device__ __forceinline__ static int code_slot(int group) { return group / code_groups * code_stride + group % code_groups; }
+  // Unsigned, so that the divisions are shifts and constant steps of `item` fold into offsets.
+  __device__ __forceinline__ static unsigned cdf_slot(unsigned item) {
+    return item / table_items * cdf_stride + item % table_items;
+  }
 };
 
 // This thread's part of one tile: the units before its first item within the tile, and the tile's
 // total. The units of its items wait in the stage's CDF slots (registers would cap the blocks per
-// SM) until write() turns them into CDF values in place.
+// SM) until stage_local() turns them into the tile's own CDF in place.
+//
+// Two phases, so that the tile's prefix (the look-back) is needed only for the second:
+//   stage_local()  every thread, any time after load(): the CDF within the tile, in the stage;
+//   write_out()    after a barrier that follows stage_local() on every thread, with the prefix:
+//                  the CDF (prefix + the staged values), the codes and the guide entries.
+// write() does both, for a caller that knows the prefix already.
 template <class T>
 struct table_tile {
   std::uint64_t before;
@@ -95,7 +99,7 @@ struct table_tile {
   bool beyond;          // ... or a weight of 2^59 units or more (the thread's sum could overflow)
 
   // All threads; ends with a barrier, after which `s` may be reused. `stage` (if any) receives the
-  // units for write().
+  // units for stage_local().
   __device__ __forceinline__ void load(const T* w, std::int64_t begin, std::int64_t n, int unit_exponent,
                                        table_tile_storage& s, table_stage_storage* stage = nullptr) {
     const units_plus plus;
@@ -126,82 +130,106 @@ struct table_tile {
     __syncthreads();
   }
 
+  // This thread's staged units become the tile's CDF (from 0 at the tile's start). Plain adds: they
+  // wrap only where the tile's total saturated, and then the build discards the fast table
+  // (table_settle.cuh); every index below stays in bounds whatever the values.
+  __device__ __forceinline__ void stage_local(table_stage_storage& stage) const {
+    std::uint64_t run = before;
+#pragma unroll
+    for (unsigned k = 0; k < table_items; ++k) {
+      std::uint64_t& slot = stage.cdf[threadIdx.x * table_stage_storage::cdf_stride + k];
+      run += slot;
+      slot = run;
+    }
+  }
+
   // Writes the tile's CDF, codes and guide entries, `prefix` units coming before it. The thread
-  // that holds bin n - 1 also stores the total in the header. `stage` holds the units from load();
-  // its last reads are the guide searches, so a block that loads another tile into it must
-  // synchronise first.
+  // that holds bin n - 1 also stores the total in the header. Reads the stage only, so a block that
+  // loads another tile into it must synchronise first.
+  __device__ __forceinline__ void write_out(std::int64_t begin, std::int64_t n, std::uint64_t prefix, int shift,
+                                            std::int64_t last_entry, const table_arrays& a, table_header* header,
+                                            const table_stage_storage& stage) const {
+    // Plain adds where nothing can overflow (the tile's end fits), saturating ones otherwise; the
+    // choice is the block's, so the branches on it are uniform.
+    if (prefix <= scankit::detail::table_units_max - total) {
+      write_out<false>(begin, n, prefix, shift, last_entry, a, header, stage);
+    } else {
+      write_out<true>(begin, n, prefix, shift, last_entry, a, header, stage);
+    }
+  }
+
   __device__ __forceinline__ void write(std::int64_t begin, std::int64_t n, std::uint64_t prefix, int shift,
                                         std::int64_t last_entry, const table_arrays& a, table_header* header,
                                         table_stage_storage& stage) const {
-    // Plain adds where nothing can overflow (the tile's end fits), saturating ones otherwise.
-    const bool fits = prefix <= scankit::detail::table_units_max - total;
-    const int t = threadIdx.x;
-    const std::int64_t first = begin + std::int64_t(t) * table_items;
-    std::uint64_t run = fits ? prefix + before : units_plus{}(prefix, before);
-    const std::uint64_t thread_start = run;
-    const std::int64_t to_last = n - 1 - first;  // this thread's item k is bin n - 1 when k == to_last
-    const int last_k = to_last >= 0 && to_last < table_items ? static_cast<int>(to_last) : -1;
-#pragma unroll
-    for (int g = 0; g < table_items / 4; ++g) {
-      unsigned code[4];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        std::uint64_t& slot = stage.cdf[t * table_stage_storage::cdf_stride + 4 * g + k];
-        const std::uint64_t end = run = fits ? run + slot : units_plus{}(run, slot);
-        slot = end;
-        code[k] = static_cast<unsigned>(guide_position(end, shift) & 0xffff);
-        if (4 * g + k == last_k) header->total_units = end;
-      }
-      stage.codes[t * table_stage_storage::code_stride + g] = make_uint2(code[0] | (code[1] << 16), code[2] | (code[3] << 16));
-    }
+    stage_local(stage);
     __syncthreads();
+    write_out(begin, n, prefix, shift, last_entry, a, header, stage);
+  }
+
+ private:
+  template <bool Saturate>
+  __device__ __forceinline__ static std::uint64_t absolute(std::uint64_t prefix, std::uint64_t local) {
+    return Saturate ? units_plus{}(prefix, local) : prefix + local;
+  }
+
+  template <bool Saturate>
+  __device__ __forceinline__ void write_out(std::int64_t begin, std::int64_t n, std::uint64_t prefix, int shift,
+                                            std::int64_t last_entry, const table_arrays& a, table_header* header,
+                                            const table_stage_storage& stage) const {
+    const unsigned t = threadIdx.x;
+    const std::int64_t first = begin + std::int64_t(t) * table_items;
+    const std::int64_t to_last = n - 1 - first;  // this thread's item k is bin n - 1 when k == to_last
+    if (to_last >= 0 && to_last < table_items) {
+      header->total_units = absolute<Saturate>(
+          prefix, stage.cdf[t * table_stage_storage::cdf_stride + static_cast<unsigned>(to_last)]);
+    }
+    // The CDF and the codes, two bins per thread and step: each warp stores 512 contiguous bytes of
+    // CDF and 128 of codes, whole lines.
     const std::int64_t valid = n - begin < table_tile_items ? n - begin : table_tile_items;
 #pragma unroll
-    for (int c = 0; c < table_tile_items / (2 * table_threads); ++c) {  // two CDF values per thread and step
-      const int item = 2 * (c * table_threads + t);
-      const std::uint64_t x = stage.cdf[table_stage_storage::cdf_slot(item)];
-      const std::uint64_t y = stage.cdf[table_stage_storage::cdf_slot(item + 1)];
-      if (item + 2 <= valid) reinterpret_cast<ulonglong2*>(a.cdf + begin + item)[0] = make_ulonglong2(x, y);
-      else if (item < valid) a.cdf[begin + item] = x;
-    }
-#pragma unroll
-    for (int c = 0; c < table_tile_items / (8 * table_threads); ++c) {  // eight codes per thread and step
-      const int group = 2 * (c * table_threads + t);
-      const uint2 x = stage.codes[table_stage_storage::code_slot(group)];
-      const uint2 y = stage.codes[table_stage_storage::code_slot(group + 1)];
-      const int item = 4 * group;
-      if (item + 8 <= valid) {
-        *reinterpret_cast<uint4*>(a.codes + begin + item) = make_uint4(x.x, x.y, y.x, y.y);
-      } else {
-        const unsigned words[4] = {x.x, x.y, y.x, y.y};
-#pragma unroll
-        for (int k = 0; k < 8; ++k)
-          if (item + k < valid) a.codes[begin + item + k] = static_cast<std::uint16_t>(words[k / 2] >> (16 * (k % 2)));
+    for (unsigned c = 0; c < table_tile_items / (2 * table_threads); ++c) {
+      const unsigned item = 2 * (c * table_threads + t);
+      const std::uint64_t x = absolute<Saturate>(prefix, stage.cdf[table_stage_storage::cdf_slot(item)]);
+      const std::uint64_t y = absolute<Saturate>(prefix, stage.cdf[table_stage_storage::cdf_slot(item + 1)]);
+      const unsigned codes = static_cast<unsigned>(guide_position(x, shift) & 0xffff) |
+                             static_cast<unsigned>(guide_position(y, shift) << 16);
+      if (item + 2 <= valid) {
+        reinterpret_cast<ulonglong2*>(a.cdf + begin + item)[0] = make_ulonglong2(x, y);
+        reinterpret_cast<unsigned*>(a.codes + begin + item)[0] = codes;
+      } else if (item < valid) {
+        a.cdf[begin + item] = x;
+        a.codes[begin + item] = static_cast<std::uint16_t>(codes);
       }
     }
     // The guide entries of the cells this tile's bins reach: cell(prefix) + 1 .. cell(tile end) (tile
     // 0: from cell 0). Each thread takes cells and finds their first bin by binary search in the
     // staged CDF: the entries go out in order and no thread branches on its own bins. A tile whose
     // bins reach more than 4 cells per thread holds a wide bin: its bins record themselves.
-    const std::uint64_t tile_end = fits ? prefix + total : units_plus{}(prefix, total);
+    const std::uint64_t tile_end = absolute<Saturate>(prefix, total);
     const std::int64_t first_cell = begin == 0 ? 0 : guide_cell(prefix, shift) + 1;
     const std::int64_t top_cell = guide_cell(tile_end, shift);
     const std::int64_t last_cell = top_cell < last_entry ? top_cell : last_entry;
     if (last_cell - first_cell < 4 * table_threads) {
       for (std::int64_t j = first_cell + t; j <= last_cell; j += table_threads) {
-        const std::uint64_t reach = static_cast<std::uint64_t>(j) << shift;  // cell(x) >= j <=> x >= reach
-        int lo = 0, hi = static_cast<int>(valid) - 1;  // the tile's last bin reaches cell top_cell
+        // cell(x) >= j <=> x >= reach; without saturation, x = prefix + local, and reach > prefix
+        // for every cell after prefix's (tile 0: prefix is 0), so compare the staged value itself.
+        const std::uint64_t reach = static_cast<std::uint64_t>(j) << shift;
+        const std::uint64_t local_reach = Saturate ? reach : reach - prefix;
+        unsigned lo = 0, hi = static_cast<unsigned>(valid) - 1;  // the tile's last bin reaches cell top_cell
         while (lo < hi) {
-          const int mid = (lo + hi) / 2;
-          if (stage.cdf[table_stage_storage::cdf_slot(mid)] >= reach) hi = mid;
+          const unsigned mid = (lo + hi) / 2;
+          const std::uint64_t staged = stage.cdf[table_stage_storage::cdf_slot(mid)];
+          if ((Saturate ? absolute<true>(prefix, staged) : staged) >= local_reach) hi = mid;
           else lo = mid + 1;
         }
         a.guide[j] = static_cast<std::uint32_t>(begin + lo);
       }
     } else {
+      const std::uint64_t thread_start = absolute<Saturate>(prefix, before);
       std::int64_t cell = first == 0 ? -1 : guide_cell(thread_start, shift);
       for (int k = 0; k < table_items && first + k < n; ++k) {
-        const std::int64_t top = guide_cell(stage.cdf[t * table_stage_storage::cdf_stride + k], shift);
+        const std::int64_t top =
+            guide_cell(absolute<Saturate>(prefix, stage.cdf[t * table_stage_storage::cdf_stride + k]), shift);
         if (top != cell) write_guide_span(first + k, n, cell, top, last_entry, a);
         cell = top;
       }
