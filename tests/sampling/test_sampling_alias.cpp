@@ -5,12 +5,16 @@
 // with guard words past the end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
 #include "alias_test_util.hpp"
+#include "scankit/detail/alias_slices.hpp"
+#include "scankit/device/util/l2_size.hpp"
 #include "scankit/reference/alias_reference.hpp"
 #include "scankit/sampling.hpp"
 #include "support/gpu_test.hpp"
@@ -34,17 +38,30 @@ std::vector<scankit::alias_entry> download_entries(const scankit::alias_table& t
   return host;
 }
 
-// `count` draws into a poisoned buffer with a guard region; checks the guard.
-std::vector<std::int32_t> alias_draws(const scankit::alias_table& table, std::int64_t count, std::uint64_t seed,
-                                      std::uint64_t offset) {
+// `count` draws made by `draw(out)` into a poisoned buffer with a guard region; checks the guard.
+template <class Draw>
+std::vector<std::int32_t> poisoned_draws(std::int64_t count, Draw draw) {
   device_buffer<std::int32_t> out(static_cast<std::size_t>(count + guard));
   out.poison();
-  scankit::sample(table, out.data(), count, seed, offset);
+  draw(out.data());
   std::vector<std::int32_t> host = out.download();
   for (std::int64_t g = 0; g < guard; ++g)
     EXPECT_EQ(static_cast<std::uint32_t>(host[count + g]), 0xA5A5A5A5u) << "guard " << g;
   host.resize(static_cast<std::size_t>(count));
   return host;
+}
+
+std::vector<std::int32_t> alias_draws(const scankit::alias_table& table, std::int64_t count, std::uint64_t seed,
+                                      std::uint64_t offset) {
+  return poisoned_draws(count, [&](std::int32_t* out) { scankit::sample(table, out, count, seed, offset); });
+}
+
+// The same in `slices` launches.
+std::vector<std::int32_t> sliced_draws(const scankit::alias_table& table, std::int64_t count, std::uint64_t seed,
+                                       std::uint64_t offset, int slices) {
+  return poisoned_draws(count, [&](std::int32_t* out) {
+    scankit::device_detail::sampling::draw_alias(table, out, count, seed, offset, slices, nullptr);
+  });
 }
 
 TYPED_TEST(SamplingAliasTyped, TableIsExactAndMatchesReference) {
@@ -140,6 +157,52 @@ TYPED_TEST(SamplingAliasTyped, BadWeightsGiveStatusAndMinusOne) {
   scankit::build_alias_table(static_cast<const T*>(nullptr), 0, empty);
   EXPECT_EQ(empty.status_host(), sampling_status::all_zero);
   for (std::int32_t v : alias_draws(empty, 10, 1, 0)) ASSERT_EQ(v, -1);
+}
+
+// A table read in slices (each launch finishing the draws whose bucket lies in its slice) gives the
+// reference's draws bit for bit, for any number of slices, counts that end inside a thread's
+// draws, and tables of a few buckets per slice.
+TEST(SamplingAlias, SlicedDrawsMatchReference) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  for (std::int64_t n : {std::int64_t(7), std::int64_t(100003)})
+    for (std::int64_t count : {std::int64_t(1), std::int64_t(4095), std::int64_t(250007)}) {
+      SCOPED_TRACE("n " + std::to_string(n) + " count " + std::to_string(count));
+      const auto w = scankit::testing::alias_weights<float>(n, 1, seed + n);
+      device_buffer<float> d_w(w);
+      scankit::alias_table table;
+      scankit::build_alias_table(d_w.data(), n, table);
+      const auto want = scankit::reference::alias_sample(
+          scankit::reference::alias_table_of(w.data(), n, table.total_host()), count, seed, 77);
+      for (int slices : {1, 2, 3, 7})
+        EXPECT_EQ(sliced_draws(table, count, seed, 77, slices), want) << slices << " slices";
+    }
+}
+
+// Beyond L2 the public call slices by itself: a table of 2^23 buckets (64 MiB, two slices on a
+// 50 MiB L2) drawn 2^23 times matches the one-pass draws. Bad tables give -1 in every slice.
+TEST(SamplingAlias, LargeTableDrawsInSlices) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  const std::int64_t n = std::int64_t(1) << 23, count = n + 12345;
+  namespace sd = scankit::device_detail::sampling;
+  const double slice_bytes = sd::alias_slice_l2_share * double(scankit::device_detail::l2_bytes_of_current_device());
+  const int wanted = std::max(1, int(std::ceil(8.0 * double(n) / slice_bytes)));
+  EXPECT_EQ(sd::alias_slices(n, count), wanted <= sd::alias_max_slices ? wanted : 1);
+  EXPECT_EQ(sd::alias_slices(n, n / 2), 1);  // fewer draws than buckets: one pass
+  EXPECT_EQ(sd::alias_slices(1 << 20, std::int64_t(1) << 26), 1);  // 8 MiB: one pass
+  const auto w = scankit::testing::alias_weights<float>(n, 0, seed);
+  device_buffer<float> d_w(w);
+  scankit::alias_table table;
+  scankit::build_alias_table(d_w.data(), n, table);
+  ASSERT_EQ(table.status_host(), scankit::sampling_status::ok);
+  EXPECT_EQ(alias_draws(table, count, seed, 5), sliced_draws(table, count, seed, 5, 1));
+  std::vector<float> bad(static_cast<std::size_t>(n), 1.0f);
+  bad[12345] = -1.0f;
+  device_buffer<float> d_bad(bad);
+  scankit::build_alias_table(d_bad.data(), n, table);
+  EXPECT_EQ(table.status_host(), scankit::sampling_status::invalid_weight);
+  for (std::int32_t v : sliced_draws(table, 100000, seed, 0, 3)) ASSERT_EQ(v, -1);
 }
 
 TEST(SamplingAlias, BadArgumentsLeaveOutputsAndTableIntact) {

@@ -2,11 +2,14 @@
 // its draws (device/sampling/alias_build.cuh, alias_draw.cuh).
 #include <cuda_runtime.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
 #include "scankit/device/sampling/alias_build.cuh"
 #include "scankit/device/sampling/alias_draw.cuh"
+#include "scankit/device/util/l2_size.hpp"
 #include "table_memory.hpp"
 
 namespace scankit {
@@ -71,9 +74,35 @@ void sample(const alias_table& table, std::int32_t* out, std::int64_t count, std
   if (count > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with count > 0");
   if (table.header() == nullptr) throw error(std::string(fn) + ": the table was never built");
   if (count == 0) return;
-  device_detail::launch_kernel("alias draws", alias_draw_kernel, dim3(grid_for(count, draw_threads * draws_per_thread)),
-                dim3(draw_threads), stream, static_cast<const alias_header*>(table.header()), table.entries(), out,
-                count, seed, offset);
+  draw_alias(table, out, count, seed, offset, alias_slices(table.bins(), count), stream);
 }
+
+namespace device_detail::sampling {
+
+int alias_slices(std::int64_t bins, std::int64_t count) {
+  const double table_bytes = double(sizeof(alias_entry)) * double(bins);
+  // Slicing pays where draws come back to the same lines (count >= bins) of a table beyond L2.
+  if (table_bytes <= double(alias_unsliced_bytes) || count < bins) return 1;
+  const double slice_bytes = alias_slice_l2_share * double(l2_bytes_of_current_device());
+  const double slices = std::ceil(table_bytes / slice_bytes);
+  return slices <= alias_max_slices ? static_cast<int>(slices) : 1;
+}
+
+void draw_alias(const alias_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
+                std::uint64_t offset, int slices, cudaStream_t stream) {
+  const auto* header = static_cast<const alias_header*>(table.header());
+  const std::int64_t n = table.bins();
+  const unsigned grid = grid_for(count, draw_threads * alias_draws_per_thread);
+  for (int s = 0; s < slices; ++s) {
+    // Slice s covers buckets [lo, hi); the first starts at 0 (its launch writes a failed table's
+    // -1s) and the last ends past every bucket.
+    const std::int64_t lo = s == 0 ? 0 : n / slices * s;
+    const std::int64_t hi = s == slices - 1 ? std::numeric_limits<std::int64_t>::max() : n / slices * (s + 1);
+    launch_kernel("alias draws", alias_draw_kernel, dim3(grid), dim3(draw_threads), stream, header, table.entries(),
+                  out, count, seed, offset, lo, hi);
+  }
+}
+
+}  // namespace device_detail::sampling
 
 }  // namespace scankit

@@ -12,6 +12,7 @@
 
 #include "scankit/device/scan.cuh"
 #include "scankit/device/sparse/csr_column_blocks.cuh"
+#include "scankit/device/util/l2_size.hpp"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
 #include "scankit/sparse/spmv.hpp"
@@ -29,13 +30,6 @@ constexpr double column_block_min_far_share = 0.5;
 constexpr long long column_spread_samples = 8192;
 constexpr int column_spread_per_row = 8;
 constexpr int max_column_blocks = 64;
-
-inline long long l2_bytes_of_current_device() {
-  int device = 0, bytes = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
-  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
-  return bytes;
-}
 
 // The share of sampled nonzeros whose column lies more than an eighth of the L2's worth of x from
 // the row's diagonal position (waits for the device).
@@ -59,7 +53,7 @@ double far_column_share(const csr_view<Index, Value>& a, long long l2_bytes, cud
 template <class Index, class Value>
 int automatic_column_blocks(const csr_view<Index, Value>& a, const csr_row_statistics& s, cudaStream_t stream) {
   if (a.nonzeros == 0 || s.mean_row_length() < column_block_min_mean_row) return 1;
-  const long long l2 = l2_bytes_of_current_device();
+  const long long l2 = scankit::device_detail::l2_bytes_of_current_device();
   const double x_bytes = static_cast<double>(a.cols) * sizeof(Value);
   if (l2 <= 0 || x_bytes <= static_cast<double>(l2)) return 1;
   if (far_column_share(a, l2, stream) < column_block_min_far_share) return 1;

@@ -1,44 +1,60 @@
 // Draws from an alias table: per draw one Philox block (the bucket from its first 64 bits, the
 // comparison word from its third word, detail/alias_fixed_point.hpp) and ONE 8-byte read, the
-// bucket's {threshold, alias}. Several draws per thread are in flight before their stores, since
-// at 2^24 bins and beyond the table (128 MiB) lives in DRAM and each read is a random access.
-// Included by one translation unit.
+// bucket's {threshold, alias}.
+//
+// A table larger than L2 makes every read a random DRAM access (a 128 MiB table: about 1.3 ms for
+// 2^26 draws, wherever the draws come from). So a large table is read in slices that fit L2, one
+// launch per slice: every launch computes every draw's Philox block and finishes the draws whose
+// bucket lies in its slice, which it then reads from L2 after the first touch. Philox is computed
+// once per slice (about 0.3 ms per 2^26 draws on the H200), so a few slices pay and many do not
+// (docs/tuning.md). The results are the same bits whatever the slices: the draw's counter decides
+// them. Included by one translation unit.
 #pragma once
 
 #include <cstdint>
 
 #include "scankit/detail/alias_fixed_point.hpp"
+#include "scankit/detail/alias_slices.hpp"
 #include "scankit/device/sampling/alias_header.cuh"
 #include "scankit/device/sampling/draw.cuh"
 #include "scankit/sampling.hpp"
 
 namespace scankit::device_detail::sampling {
 
+// Draws per thread whose table reads are in flight before their stores (docs/tuning.md).
+constexpr int alias_draws_per_thread = 8;
+
+// The draws whose bucket lies in [lo, hi); the others are left as they are.
 __global__ void __launch_bounds__(draw_threads) alias_draw_kernel(const alias_header* header,
                                                                    const alias_entry* entries, std::int32_t* out,
                                                                    std::int64_t count, std::uint64_t seed,
-                                                                   std::uint64_t offset) {
+                                                                   std::uint64_t offset, std::int64_t lo,
+                                                                   std::int64_t hi) {
   const bool ok = header->status == 0;
   const std::int64_t n = header->bins;
   const auto* packed = reinterpret_cast<const uint2*>(entries);  // {threshold, alias}: one 8-byte load
   const std::int64_t stride = std::int64_t(gridDim.x) * draw_threads;
-  for (std::int64_t base = std::int64_t(blockIdx.x) * draw_threads * draws_per_thread + threadIdx.x; base < count;
-       base += stride * draws_per_thread) {
-    scankit::detail::alias_choice choice[draws_per_thread];
-    uint2 entry[draws_per_thread];
+  for (std::int64_t base = std::int64_t(blockIdx.x) * draw_threads * alias_draws_per_thread + threadIdx.x;
+       base < count; base += stride * alias_draws_per_thread) {
+    scankit::detail::alias_choice choice[alias_draws_per_thread];
+    uint2 entry[alias_draws_per_thread];
 #pragma unroll
-    for (int d = 0; d < draws_per_thread; ++d) {
+    for (int d = 0; d < alias_draws_per_thread; ++d) {
       const std::int64_t k = base + std::int64_t(d) * draw_threads;
       choice[d] = scankit::detail::alias_choice_for(seed, offset + std::uint64_t(k), n);
-      entry[d] = k < count && ok ? __ldg(packed + choice[d].bucket) : make_uint2(0, 0);
+      const bool mine = k < count && ok && choice[d].bucket >= lo && choice[d].bucket < hi;
+      entry[d] = mine ? __ldg(packed + choice[d].bucket) : make_uint2(0, 0);
     }
 #pragma unroll
-    for (int d = 0; d < draws_per_thread; ++d) {
+    for (int d = 0; d < alias_draws_per_thread; ++d) {
       const std::int64_t k = base + std::int64_t(d) * draw_threads;
       if (k >= count) break;
-      const std::int32_t bin =
-          ok ? scankit::detail::alias_pick(choice[d], entry[d].x, static_cast<std::int32_t>(entry[d].y)) : -1;
-      __stcs(out + k, bin);  // streamed past L2, which keeps what it can of the table
+      // A table that failed gives -1, written by the first slice's launch.
+      if (!ok) {
+        if (lo == 0) __stcs(out + k, -1);
+      } else if (choice[d].bucket >= lo && choice[d].bucket < hi) {
+        __stcs(out + k, scankit::detail::alias_pick(choice[d], entry[d].x, static_cast<std::int32_t>(entry[d].y)));
+      }
     }
   }
 }

@@ -14,11 +14,14 @@
 
 #include "scankit/device/sampling/table_tile.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
+#include "scankit/device/util/l2_prefetch.cuh"
 
 namespace scankit::device_detail::sampling {
 
 // Blocks per SM to fit: enough tiles in flight to cover the memory latency (docs/tuning.md).
-constexpr int table_pass_min_blocks = 4;
+constexpr int table_pass_min_blocks = 5;
+// How far ahead of its own tile a block asks L2 for weights (l2_prefetch.cuh, docs/tuning.md).
+constexpr long long table_prefetch_bytes_ahead = 2 << 20;
 
 template <class T>
 __global__ void __launch_bounds__(table_threads, table_pass_min_blocks) table_pass_kernel(const T* w, std::int64_t n, table_header* header,
@@ -32,7 +35,17 @@ __global__ void __launch_bounds__(table_threads, table_pass_min_blocks) table_pa
   // Every block reads the same mode (an earlier launch wrote it), so either all draw tickets or
   // none does, and a launch that runs nothing leaves the ticket word as it was.
   if (header->mode != static_cast<std::int32_t>(table_mode::fast)) return;
-  if (threadIdx.x == 0) ticket = pass.draw();
+  if (threadIdx.x == 0) {
+    ticket = pass.draw();
+    // The weights of the tile drawn that far after this one: they wait in L2 when its block loads
+    // them, so DRAM stays busy beyond the tiles that fit on the SMs.
+    constexpr long long ahead = table_prefetch_bytes_ahead / (table_tile_items * sizeof(T));
+    const std::int64_t later = (static_cast<std::int64_t>(ticket.tile) + ahead) * table_tile_items;
+    if (ahead > 0 && later < n) {
+      const std::int64_t items = n - later < table_tile_items ? n - later : table_tile_items;
+      prefetch_l2(w + later, static_cast<std::size_t>(items) * sizeof(T));
+    }
+  }
   __syncthreads();
   const std::int64_t begin = static_cast<std::int64_t>(ticket.tile) * table_tile_items;
   const int unit_exponent = header->unit_exponent;

@@ -118,18 +118,6 @@ std::size_t radix_sort_workspace_bytes(const radix_sort_plan<Policy>& plan) {
   return workspace::bytes_needed(plan.state_slots, plan.scratch_bytes);
 }
 
-// Lets a kernel take `bytes` of dynamic shared memory beside its static shared memory, which
-// above 48 KiB together needs the kernel's opt-in (asked once per kernel, size and device).
-template <auto Kernel>
-void allow_dynamic_shared_memory(int device, std::size_t bytes) {
-  constexpr int cached_devices = 64;
-  static std::atomic<std::size_t> allowed[cached_devices] = {};
-  if (device >= 0 && device < cached_devices && allowed[device].load(std::memory_order_relaxed) >= bytes) return;
-  SCANKIT_CUDA_CHECK(
-      cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  if (device >= 0 && device < cached_devices) allowed[device].store(bytes, std::memory_order_relaxed);
-}
-
 // The arrays a sort's passes move between (radix_pass_route.cuh): the source, read only unless
 // double-buffered, and the two buffers.
 template <class Key, class Value>
