@@ -188,7 +188,12 @@ TEST(SamplingAlias, LargeTableDrawsInSlices) {
   namespace sd = scankit::device_detail::sampling;
   const double slice_bytes = sd::alias_slice_l2_share * double(scankit::device_detail::l2_bytes_of_current_device());
   const int wanted = std::max(1, int(std::ceil(8.0 * double(n) / slice_bytes)));
-  EXPECT_EQ(sd::alias_slices(n, count), wanted <= sd::alias_max_slices ? wanted : 1);
+  EXPECT_EQ(sd::alias_slices(n, count),
+            wanted <= sd::alias_max_wanted_slices ? std::min(wanted, sd::alias_max_slices) : 1);
+  // A table that wants 4.5 slices takes the most (3); one that wants 6 takes one launch.
+  const auto buckets_for = [&](double s) { return std::int64_t(s * slice_bytes / 8.0); };
+  EXPECT_EQ(sd::alias_slices(buckets_for(4.5), std::int64_t(1) << 40), sd::alias_max_slices);
+  EXPECT_EQ(sd::alias_slices(buckets_for(sd::alias_max_wanted_slices + 1.0), std::int64_t(1) << 40), 1);
   EXPECT_EQ(sd::alias_slices(n, n / 2), 1);  // fewer draws than buckets: one pass
   EXPECT_EQ(sd::alias_slices(1 << 20, std::int64_t(1) << 26), 1);  // 8 MiB: one pass
   const auto w = scankit::testing::alias_weights<float>(n, 0, seed);

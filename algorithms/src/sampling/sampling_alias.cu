@@ -2,6 +2,7 @@
 // its draws (device/sampling/alias_build.cuh, alias_draw.cuh).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -84,8 +85,8 @@ int alias_slices(std::int64_t bins, std::int64_t count) {
   // Slicing pays where draws come back to the same lines (count >= bins) of a table beyond L2.
   if (table_bytes <= double(alias_unsliced_bytes) || count < bins) return 1;
   const double slice_bytes = alias_slice_l2_share * double(l2_bytes_of_current_device());
-  const double slices = std::ceil(table_bytes / slice_bytes);
-  return slices <= alias_max_slices ? static_cast<int>(slices) : 1;
+  const double wanted = std::ceil(table_bytes / slice_bytes);
+  return wanted <= alias_max_wanted_slices ? static_cast<int>(std::min<double>(wanted, alias_max_slices)) : 1;
 }
 
 void draw_alias(const alias_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
