@@ -2,13 +2,12 @@
 // comparison word from its third word, detail/alias_fixed_point.hpp) and ONE 8-byte read, the
 // bucket's {threshold, alias}.
 //
-// A table larger than L2 makes every read a random DRAM access (a 128 MiB table: about 1.3 ms for
-// 2^26 draws, wherever the draws come from). So a large table is read in slices that fit L2, one
-// launch per slice: every launch computes every draw's Philox block and finishes the draws whose
-// bucket lies in its slice, which it then reads from L2 after the first touch. Philox is computed
-// once per slice (about 0.3 ms per 2^26 draws on the H200), so a few slices pay and many do not
-// (docs/tuning.md). The results are the same bits whatever the slices: the draw's counter decides
-// them. Included by one translation unit.
+// A table larger than L2 makes almost every read a random DRAM access. So a large table is read in
+// slices that fit L2, one launch per slice: every launch computes every draw's Philox block and
+// finishes the draws whose bucket lies in its slice, which it then reads from L2 after the first
+// touch. Philox is computed once per slice, so a few slices pay and many do not (docs/tuning.md).
+// The results are the same bits whatever the slices: the draw's counter decides them. Included by
+// one translation unit.
 #pragma once
 
 #include <cstdint>
