@@ -1,5 +1,5 @@
 // What the draw kernels share: the clamp of a double target (rows, segments) and the launch shape
-// of the table and alias draws.
+// of the table and alias draws (the alias draws keep more in flight: alias_draw.cuh).
 #pragma once
 
 #include <cmath>
@@ -16,6 +16,6 @@ __device__ __forceinline__ double clamp_target(double target, double total) {
 }
 
 constexpr int draw_threads = 256;
-constexpr int draws_per_thread = 4;  // independent lookups in flight per thread
+constexpr int draws_per_thread = 4;  // the table draws' independent lookups in flight per thread
 
 }  // namespace scankit::device_detail::sampling
