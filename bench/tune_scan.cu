@@ -261,7 +261,7 @@ struct type_bench {
     const scankit::workspace_view view = ws.prepare(tile_state_slots<T>(static_cast<std::size_t>(tiles)),
                                                     tile_state_scratch_bytes<T>(static_cast<std::size_t>(tiles)), nullptr);
     auto args = scan_args<T>(static_cast<const T*>(in), out, n, tiles, false, T{});
-    args.pass = make_single_pass_context<T>(view, tiles, staged_look_back_backoff<Staged, Source>());
+    args.pass = make_single_pass_context<T>(view, tiles, staged_look_back_backoff<Staged, Source>(tiles));
     scan_staged_tiles_kernel<Staged, Source, T, const T*, scankit::plus_op, Probe>
         <<<static_cast<unsigned>(tiles), Staged::launch_threads, pad>>>(args, scankit::plus_op{});
   }

@@ -67,10 +67,14 @@ struct staged_tiles {
   }
 };
 
-// The back-off of a staged policy's look-back, by prefix source.
+// The back-off of a staged policy's look-back, by prefix source and grid size.
 template <class Staged, tile_prefix_source Source>
-constexpr look_back_backoff staged_look_back_backoff() {
-  return Source == tile_prefix_source::deterministic_look_back ? Staged::deterministic_backoff : Staged::backoff;
+constexpr look_back_backoff staged_look_back_backoff(long long tiles) {
+  if (Source == tile_prefix_source::deterministic_look_back) return Staged::deterministic_backoff;
+  if (Staged::look_back_warp && tiles <= small_grid_tiles) {
+    return {small_grid_look_back_warp_backoff_ns, small_grid_look_back_warp_backoff_ns};
+  }
+  return Staged::backoff;
 }
 
 // The scan arguments shared by every kernel.
@@ -154,7 +158,7 @@ void run_single_pass(In in, Out out, long long n, bool exclusive, const T& init,
     if (staged_path<Staged, Source, T, In, Out, Op>(in, out)) {
       const long long tiles = staged_tiles<Staged, T>::count(n);
       auto args = scan_args<T>(in, out, n, tiles, exclusive, init);
-      args.pass = make_single_pass_context<T>(lease.view(), tiles, staged_look_back_backoff<Staged, Source>());
+      args.pass = make_single_pass_context<T>(lease.view(), tiles, staged_look_back_backoff<Staged, Source>(tiles));
       launch_kernel(Source == tile_prefix_source::deterministic_look_back
                         ? "scan_staged_tiles_kernel (deterministic look-back)"
                         : "scan_staged_tiles_kernel (decoupled look-back)",

@@ -82,6 +82,12 @@ constexpr int staged_prefetch_bytes_ahead = 4 << 20;
 // (docs/tuning.md).
 constexpr unsigned look_back_warp_backoff_ns = 512;
 
+// In a small grid (every tile resident at once) the look-back warp polls every 128 ns instead:
+// there the L2 is idle, and 512 ns steps quantise the latency of the whole scan, whose tiles all
+// publish at about the same moment (docs/tuning.md).
+constexpr long long small_grid_tiles = 512;
+constexpr unsigned small_grid_look_back_warp_backoff_ns = 128;
+
 // A staged shape with the tuned prefetch distance (also scankit::device::staged, scan.cuh).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false,
           int LookBackTilesPerLane = 1, int DeterministicGroupTiles = deterministic_group_tiles>
