@@ -1,7 +1,7 @@
 // What the template APIs make of Thrust's iterators (scankit/device/iterators.cuh), with that
-// header included before Thrust's, as a caller may: Thrust's arrays become raw pointers (the
-// staged kernels), a transform over an array becomes a staged_input, anything else reaches the
-// register kernels as it is. Host only: the views wrap pointers and never touch the memory.
+// header included first, as a caller may: Thrust's arrays become raw pointers (the staged
+// kernels), a transform over an array becomes a staged_input, anything else reaches the register
+// kernels as it is. Host only: the views wrap pointers and never touch the memory.
 #include "scankit/device/iterators.cuh"
 
 #include <gtest/gtest.h>

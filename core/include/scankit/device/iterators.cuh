@@ -13,22 +13,9 @@
 #include <iterator>
 #include <type_traits>
 
-#include <thrust/detail/config.h>
-
-// Thrust's types are declared here, not included: every translation unit of the library reaches
-// this header, passes only pointers, and would spend about 40% of its compile time on Thrust's
-// headers. A caller who passes a Thrust iterator has included Thrust (in either order; the
-// mapping below is pinned by tests/core/test_iterator_views.cu).
-THRUST_NAMESPACE_BEGIN
-template <typename T>
-class device_ptr;
-template <class UnaryFunction, class Iterator, class Reference, class Value>
-class transform_iterator;
-namespace detail {
-template <typename Pointer>
-class normal_iterator;
-}
-THRUST_NAMESPACE_END
+#include <thrust/device_ptr.h>
+#include <thrust/iterator/detail/normal_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "scankit/device/device/staged_input.cuh"
 
@@ -46,14 +33,14 @@ struct iterator_view<T*> {
 
 template <class T>
 struct iterator_view<thrust::device_ptr<T>> {
-  static T* of(const thrust::device_ptr<T>& p) { return p.get(); }
+  static T* of(thrust::device_ptr<T> p) { return thrust::raw_pointer_cast(p); }
 };
 
 // thrust::device_vector's iterators wrap a device_ptr: the same array.
 template <class T>
 struct iterator_view<thrust::detail::normal_iterator<thrust::device_ptr<T>>> {
   static T* of(const thrust::detail::normal_iterator<thrust::device_ptr<T>>& it) {
-    return it.base().get();
+    return thrust::raw_pointer_cast(it.base());
   }
 };
 
