@@ -54,8 +54,12 @@ class device_buffer {
   const T* data() const { return data_; }
   std::size_t size() const { return count_; }
 
+  // Complete on return: cudaMemcpy from pageable memory may return before its DMA lands, and it
+  // runs on the legacy stream, which a test's non-blocking stream does not wait for.
   void upload(const std::vector<T>& host) {
-    if (!host.empty()) SCANKIT_CUDA_CHECK(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    if (host.empty()) return;
+    SCANKIT_CUDA_CHECK(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);
