@@ -5,10 +5,10 @@
 #
 # Steps (env STEPS, default "tests sanitizer bench"; each one keeps going when another fails):
 #   tests      ctest -L gpu (the GPU suite)                          -> OUTDIR/gpu_tests.log
-#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on a scan test binary, a
-#              compaction test binary (test_select_if), the radix sort's (test_radix_sort) and the
-#              segmented scan's, reduction's and reduce-by-key's, sampling's, SpMV's and the
-#              conjugate gradient's, at small sizes
+#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on the scan matrices (register and
+#              staged kernels), a compaction test binary (test_select_if), the radix sort's
+#              (test_radix_sort) and the segmented scan's, reduction's and reduce-by-key's,
+#              sampling's, SpMV's and the conjugate gradient's, at small sizes
 #                                                                    -> OUTDIR/sanitizer.log
 #   bench      bench/bench_scan with JSON output                     -> OUTDIR/bench.log, bench_scan.json
 #   compare    (not in the default STEPS) bench/bench_scan and bench/bench_compact of two builds,
@@ -45,12 +45,17 @@
 #   TEST_TIMEOUT            seconds for one test (ctest --timeout, default 120)
 #   TESTS_JOBS              ctest -j (default 1: the tests share one GPU)
 #   SANITIZER_TESTS         test binaries to sanitize: names under BUILD_DIR/tests/core or paths;
-#                           when set, only these run, each with SANITIZER_GTEST_FILTER. Unset: the
-#                           scan binary (test_scan_matrix_warp_of_warps if built, else every
-#                           test_scan_* there) with SANITIZER_GTEST_FILTER, and the compaction
-#                           binaries SANITIZER_COMPACT_TESTS with SANITIZER_COMPACT_FILTER
-#   SANITIZER_GTEST_FILTER  --gtest_filter for the scan binary (default '*'; pick small sizes,
-#                           e.g. '*B32_K1*')
+#                           when set, only these run, each with SANITIZER_GTEST_FILTER (default '*').
+#                           Unset: the scan binaries (test_scan_matrix_warp_of_warps, the register
+#                           kernels of every strategy, with SANITIZER_GTEST_FILTER; and
+#                           test_scan_matrix_staged, the staged kernels, with SANITIZER_STAGED_FILTER;
+#                           if neither is built, every test_scan_* there with '*'), then the
+#                           compaction binaries SANITIZER_COMPACT_TESTS with SANITIZER_COMPACT_FILTER
+#   SANITIZER_GTEST_FILTER  --gtest_filter for the register matrix (default '*B32_K1*:*B128_K4*': a
+#                           one-warp block and a four-warp block, int32 and affine, every strategy;
+#                           the whole matrix runs past 120 s under racecheck)
+#   SANITIZER_STAGED_FILTER --gtest_filter for the staged matrix (default '*B32_K*:*look_back_warp*':
+#                           one-warp blocks of 4-, 8- and 16-byte values, and every look-back-warp shape)
 #   SANITIZER_COMPACT_TESTS compaction binaries (names under BUILD_DIR/tests/algorithms or paths;
 #                           default test_select_if; "none" leaves compaction out)
 #   SANITIZER_COMPACT_FILTER --gtest_filter for them (default
@@ -303,18 +308,21 @@ find_sanitizer() {
 
 # One line per binary to sanitize: "<path><TAB><gtest filter>".
 sanitizer_binaries() {
-  local dir="$BUILD_DIR/tests/core" b filter=${SANITIZER_GTEST_FILTER:-'*'}
+  local dir="$BUILD_DIR/tests/core" b filter
   if [[ -n "${SANITIZER_TESTS:-}" ]]; then
+    filter=${SANITIZER_GTEST_FILTER:-'*'}
     for b in $SANITIZER_TESTS; do
       if [[ "$b" == */* ]]; then printf '%s\t%s\n' "$b" "$filter"; else printf '%s\t%s\n' "$dir/$b" "$filter"; fi
     done
     return 0
   fi
-  if [[ -x "$dir/test_scan_matrix_warp_of_warps" ]]; then
-    printf '%s\t%s\n' "$dir/test_scan_matrix_warp_of_warps" "$filter"
+  local register_matrix="$dir/test_scan_matrix_warp_of_warps" staged_matrix="$dir/test_scan_matrix_staged"
+  if [[ -x "$register_matrix" || -x "$staged_matrix" ]]; then
+    [[ -x "$register_matrix" ]] && printf '%s\t%s\n' "$register_matrix" "${SANITIZER_GTEST_FILTER:-*B32_K1*:*B128_K4*}"
+    [[ -x "$staged_matrix" ]] && printf '%s\t%s\n' "$staged_matrix" "${SANITIZER_STAGED_FILTER:-*B32_K*:*look_back_warp*}"
   else
     for b in "$dir"/test_scan_*; do
-      [[ -f "$b" && -x "$b" ]] && printf '%s\t%s\n' "$b" "$filter"
+      [[ -f "$b" && -x "$b" ]] && printf '%s\t%s\n' "$b" '*'
     done
   fi
   local compact=${SANITIZER_COMPACT_TESTS:-test_select_if}

@@ -52,8 +52,9 @@ struct reduce_by_key_storage {
     key_type gathered[Policy::tile_items];
   } keys;
   typename block_scan::storage scan;
-  segment_item<T> tile_prefix;
-  tile_ticket ticket;
+  // Each in its own 16-byte granule (tile_prefix_op.cuh: the layout note).
+  alignas(16) segment_item<T> tile_prefix;
+  alignas(16) tile_ticket ticket;
 };
 
 template <class Policy, class T, class ValuesIn, class Heads, class KeysOut, class ValuesOut, class Op>

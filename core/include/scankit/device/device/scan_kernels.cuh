@@ -26,8 +26,9 @@ struct tile_kernel_storage {
   using block_scan = block_scan_t<Policy::algorithm, T, Policy::block_threads>;
   typename io::storage io_storage;
   typename block_scan::storage scan_storage;
-  T tile_prefix;
-  tile_ticket ticket;
+  // Each in its own 16-byte granule (tile_prefix_op.cuh: the layout note).
+  alignas(16) T tile_prefix;
+  alignas(16) tile_ticket ticket;
 };
 
 // items[k] = in[base + threadIdx.x * K + k] converted to T (a partial tile repeats its first item

@@ -39,8 +39,9 @@ struct segmented_reduce_storage {
   };
   typename Heads::storage heads;
   typename block_scan::storage scan;
-  segment_item<T> tile_prefix;
-  tile_ticket ticket;
+  // Each in its own 16-byte granule (tile_prefix_op.cuh: the layout note).
+  alignas(16) segment_item<T> tile_prefix;
+  alignas(16) tile_ticket ticket;
 
   static __device__ __forceinline__ int slot(int item) { return item + (item >> 5); }
   __device__ __forceinline__ T* results() { return reinterpret_cast<T*>(result_bytes); }

@@ -43,8 +43,9 @@ struct segmented_scan_storage {
   typename io::storage values;
   typename Heads::storage heads;
   typename block_scan::storage scan;
-  segment_item<T> tile_prefix;
-  tile_ticket ticket;
+  // Each in its own 16-byte granule (tile_prefix_op.cuh: the layout note).
+  alignas(16) segment_item<T> tile_prefix;
+  alignas(16) tile_ticket ticket;
 };
 
 // Step 2's second half, shared with reduce-by-key: the tile's prefix from the single-pass protocol

@@ -24,6 +24,12 @@
 // barrier). Inputs read through the async proxy (the bulk copy) also get a proxy fence before
 // the release fence, so the generic writes of later tiles are ordered after those reads too.
 // Without it no fence is issued.
+//
+// Shared-memory layout. A kernel keeps the drawn ticket and the broadcast slot of resolve() in
+// shared memory. The thread that stores the prefix into the slot may do so while other threads of
+// the block still read the ticket; a load the compiler merges across both words (a 16-byte load
+// covering the slot) then races with that store. The value is unused, but it is a shared-memory
+// race: kernels give each of the two its own 16-byte granule (alignas(16)).
 #pragma once
 
 #include <cstddef>
