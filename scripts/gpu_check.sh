@@ -207,16 +207,19 @@ if [[ ! -d "$BUILD_DIR" ]]; then
 fi
 
 # A build folder keeps the absolute paths it was configured with (CTestTestfile.cmake, the test
-# lists). When it was built at another path, make that path lead here.
+# lists, the binaries' run paths to the shared libraries). When it was built at another path, make
+# that path lead here. $1: the build folder (default BUILD_DIR); its source path is linked to this
+# repository only for BUILD_DIR (another build, e.g. BEFORE_BUILD_DIR, was made from other sources).
 bridge_build_paths() {
-  local cache="$BUILD_DIR/CMakeCache.txt"
+  local dir=${1:-$BUILD_DIR}
+  local cache="$dir/CMakeCache.txt"
   [[ -f "$cache" ]] || return 0
   local old_build old_src real_build
   old_build=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$cache" | head -n 1)
   old_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache" | head -n 1)
-  real_build=$(cd "$BUILD_DIR" && pwd -P)
-  [[ -n "$old_build" && "$old_build" != "$real_build" && "$old_build" != "$BUILD_DIR" ]] || return 0
-  if [[ -n "$old_src" && ! -e "$old_src" ]]; then
+  real_build=$(cd "$dir" && pwd -P)
+  [[ -n "$old_build" && "$old_build" != "$real_build" && "$old_build" != "$dir" ]] || return 0
+  if [[ "$dir" == "$BUILD_DIR" && -n "$old_src" && ! -e "$old_src" ]]; then
     mkdir -p "$(dirname "$old_src")" && ln -s "$REPO" "$old_src" &&
       say "linked $old_src -> $REPO (the build folder was configured there)"
   fi
@@ -264,7 +267,6 @@ step_tests() {
   if too_little "$limit" "${TESTS_TIMEOUT:-240}" 10; then
     add "tests: NOT RUN (no time left)"; fail_step tests; return
   fi
-  bridge_build_paths
   prepare_test_lists
   say "tests: ctest -L gpu (limit ${limit}s) -> $log"
   local t0 rc
@@ -530,6 +532,7 @@ step_compare() {
   if [[ ! -d "$old_dir" ]]; then
     add "compare: BEFORE_BUILD_DIR $old_dir not found"; fail_step compare; return
   fi
+  bridge_build_paths "$old_dir"
   if [[ ! "$rounds" =~ ^[1-9][0-9]*$ ]]; then
     add "compare: COMPARE_ROUNDS must be a positive integer (got '$rounds')"; fail_step compare; return
   fi
@@ -668,6 +671,8 @@ step_cli_sanitizer() {
   done
 }
 
+# Every step runs binaries of the build folder: bridge it once for all.
+bridge_build_paths
 for step in $STEPS; do
   case "$step" in
     tests) step_tests ;;
