@@ -21,6 +21,7 @@
 #include "scankit/device/device/scan_kernels.cuh"
 #include "scankit/device/device/segment_heads.cuh"
 #include "scankit/device/device/segmented_scan_kernel.cuh"
+#include "scankit/device/tile/tile_extent.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
 #include "scankit/segmented_operators.hpp"
 
@@ -52,9 +53,7 @@ struct reduce_by_key_storage {
     key_type gathered[Policy::tile_items];
   } keys;
   typename block_scan::storage scan;
-  // Each in its own 16-byte granule (tile_prefix_op.cuh: the layout note).
-  alignas(16) segment_item<T> tile_prefix;
-  alignas(16) tile_ticket ticket;
+  tile_prefix_slots<segment_item<T>> slots;
 };
 
 template <class Policy, class T, class ValuesIn, class Heads, class KeysOut, class ValuesOut, class Op>
@@ -69,9 +68,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   __shared__ storage_t s;
   const pair_op combine{op};
   const long long tile = segmented_tile_index<T>(args.pass, s);
-  const long long base = tile * Policy::tile_items;
-  const long long remaining = args.n - base;
-  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, args.n);
   const int first = static_cast<int>(threadIdx.x) * K;  // tile index of this thread's item 0
 
   T values[K];

@@ -49,6 +49,7 @@
 #include "scankit/device/compact/tile_scatter.cuh"
 #include "scankit/device/compact/tile_selection_offsets.cuh"
 #include "scankit/device/thread/value_lanes.cuh"
+#include "scankit/device/tile/tile_extent.cuh"
 
 namespace scankit::device_detail {
 
@@ -62,7 +63,6 @@ struct compact_staged_storage {
   typename stage::storage staged;
   typename block_scan::storage scan;
   typename offsets::storage offsets_storage;
-  alignas(16) tile_ticket ticket;  // its own granule, away from the look-back warp's tile_prefix
 };
 
 // The bulk copy needs sm_90 and a 16-byte-aligned input; without it (args.bulk_copy false, or a
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
   const bool bulk = args.bulk_copy && (reinterpret_cast<std::uintptr_t>(args.source.in) & 15u) == 0;
   if (threadIdx.x == 0) {
     const tile_ticket drawn = args.tiles > 1 ? args.pass.draw() : tile_ticket{0, 0};
-    s.ticket = drawn;
+    s.offsets_storage.slots.ticket = drawn;
     stage::issue(s.staged, args.source.in, args.n, drawn.tile, bulk);
     constexpr long long ahead = Policy::prefetch_bytes_ahead / (static_cast<long long>(Policy::tile_items) * sizeof(T));
     if constexpr (ahead > 0) {
@@ -99,10 +99,10 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
     }
   }
   __syncthreads();
-  const tile_ticket ticket = s.ticket;
+  const tile_ticket ticket = s.offsets_storage.slots.ticket;
   const long long tile = ticket.tile;
   // The protocol's view of this tile, made where it is used (its epoch from shared memory then).
-  const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.ticket, plus_op{}); };
+  const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.offsets_storage.slots.ticket, plus_op{}); };
 
   // 2. The look-back warp.
   if constexpr (look_back_warp) {
@@ -114,9 +114,7 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
 
   // 3. Flags and counts per chunk.
   stage::complete(s.staged, args.source.in, args.n, tile, bulk);
-  const long long base = tile * Policy::tile_items;
-  const long long remaining = args.n - base;
-  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, args.n);
   const int thread = static_cast<int>(threadIdx.x);
   const int4* chunks = s.staged.chunks;
   const T* staged_items = stage::items(s.staged);
@@ -161,7 +159,8 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
   const selection_count prefix =
       offsets::template tile_offset<look_back_warp, hand_over>(prefix_op(), args.tiles, tile_count, s.offsets_storage);
   args.sink.template store<Policy>(buffer, prefix, tile_count, base, valid, args.n);
-  if (tile == args.tiles - 1 && threadIdx.x == 0) {
+  // The tile id again from shared memory: `tile` kept live to here spills for 8-byte items.
+  if (s.offsets_storage.slots.ticket.tile == args.tiles - 1 && threadIdx.x == 0) {
     *args.d_count = static_cast<std::int64_t>(prefix + static_cast<unsigned long long>(tile_count));
   }
 }

@@ -91,7 +91,6 @@ struct compact_tile_storage {
   alignas(16) unsigned char value_area[value_area_bytes()];
   typename Source::template storage<Policy> extra;
   typename tile_selection_offsets<B, compact_workers_barrier<Policy>>::storage offsets;
-  alignas(16) tile_ticket ticket;  // its own granule, away from the look-back warp's tile_prefix
 };
 
 // With a look-back warp (look_back_warp_of<Policy>), the block has one warp more than the
@@ -122,24 +121,24 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
   tile_ticket ticket{0, 0};
   if (args.tiles > 1) {
     if (threadIdx.x == 0) {
-      s.ticket = args.pass.draw();
+      s.offsets.slots.ticket = args.pass.draw();
       // Prefetch a later full tile into L2 (l2_prefetch.cuh): DRAM runs ahead of the tiles that
       // shared memory holds in flight. The last tile may be partial: skipped.
       constexpr long long ahead =
           prefetch_bytes_ahead_of<Policy> / (static_cast<long long>(tile_items) * Source::widest_bytes);
       if constexpr (ahead > 0) {
-        const long long later = static_cast<long long>(s.ticket.tile) + ahead;
+        const long long later = static_cast<long long>(s.offsets.slots.ticket.tile) + ahead;
         if (later < args.tiles - 1) args.source.prefetch_l2(later * tile_items, tile_items);
       }
     }
     __syncthreads();
-    ticket = s.ticket;
+    ticket = s.offsets.slots.ticket;
   } else if (threadIdx.x == 0) {
-    s.ticket = ticket;  // read (unused) by prefix_op() after the count scan's barriers
+    s.offsets.slots.ticket = ticket;  // read (unused) by prefix_op() after the count scan's barriers
   }
   const long long tile = ticket.tile;
   // The protocol's view of this tile, made where it is used (its epoch from shared memory then).
-  const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.ticket, plus_op{}); };
+  const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.offsets.slots.ticket, plus_op{}); };
   if constexpr (look_back_warp) {
     if (threadIdx.x >= B) {
       if (args.tiles > 1) offsets::template look_back_warp<hand_over>(prefix_op(), s.offsets);

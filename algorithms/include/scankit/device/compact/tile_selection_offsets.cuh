@@ -34,7 +34,7 @@ struct tile_selection_offsets {
 
   struct storage {
     typename block_scan::storage scan;
-    alignas(16) selection_count tile_prefix;  // stored by the look-back warp: no merged load may span it
+    tile_prefix_slots<selection_count> slots;  // the kernel's ticket, and the look-back warp's result
   };
 
   struct tile_counts {
@@ -49,12 +49,12 @@ struct tile_selection_offsets {
   }
 
   // The look-back warp's part (launches of more than one tile): the tile's exclusive prefix into
-  // s.tile_prefix, then the hand-over barrier, where the workers meet it once they have gathered
+  // s.slots.prefix, then the hand-over barrier, where the workers meet it once they have gathered
   // the tile.
   template <class HandOver>
   static __device__ __forceinline__ void look_back_warp(const selection_prefix_op& prefix, storage& s) {
     const selection_count before = prefix.tile > 0 ? prefix.look_back() : selection_count{0};
-    if (lane_id() == 0) s.tile_prefix = before;
+    if (lane_id() == 0) s.slots.prefix = before;
     HandOver::sync();
   }
 
@@ -72,12 +72,12 @@ struct tile_selection_offsets {
     const auto count = static_cast<selection_count>(tile_count);
     if constexpr (LookBackWarp) {
       HandOver::sync();
-      const selection_count before = s.tile_prefix;
+      const selection_count before = s.slots.prefix;
       if (prefix.tile > 0 && threadIdx.x == 0) prefix.publish_prefix(before, count);
       return before;
     } else {
       const optional_prefix<selection_count> before =
-          prefix.template resolve_published<Barrier>(count, s.tile_prefix);
+          prefix.template resolve_published<Barrier>(count, s.slots.prefix);
       return before.present ? before.value : 0;
     }
   }

@@ -36,6 +36,7 @@
 #include "scankit/device/sort/radix_rank.cuh"
 #include "scankit/device/tile/channel_look_back.cuh"
 #include "scankit/device/tile/multi_channel_tile_state.cuh"
+#include "scankit/device/tile/tile_extent.cuh"
 #include "scankit/device/tile/tile_ticket.cuh"
 #include "scankit/device/util/l2_prefetch.cuh"
 
@@ -350,9 +351,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   __shared__ unsigned histogram[Policy::radix];
   for (int i = threadIdx.x; i < Policy::radix; i += Policy::block_threads) histogram[i] = 0;
   __syncthreads();
-  const long long base = static_cast<long long>(blockIdx.x) * Policy::tile_items;
-  const long long remaining = n - base;
-  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(blockIdx.x, n);
   for (int i = threadIdx.x; i < valid; i += Policy::block_threads) atomicAdd(&histogram[digit(keys[base + i])], 1u);
   __syncthreads();
   for (int d = threadIdx.x; d < Policy::radix; d += Policy::block_threads) {

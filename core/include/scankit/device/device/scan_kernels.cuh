@@ -17,6 +17,7 @@
 #include "scankit/device/block/tile_io.cuh"
 #include "scankit/device/device/scan_tiles_args.cuh"
 #include "scankit/device/thread/thread_scan.cuh"
+#include "scankit/device/tile/tile_extent.cuh"
 
 namespace scankit::device_detail {
 
@@ -26,9 +27,7 @@ struct tile_kernel_storage {
   using block_scan = block_scan_t<Policy::algorithm, T, Policy::block_threads>;
   typename io::storage io_storage;
   typename block_scan::storage scan_storage;
-  // Each in its own 16-byte granule (tile_prefix_op.cuh: the layout note).
-  alignas(16) T tile_prefix;
-  alignas(16) tile_ticket ticket;
+  tile_prefix_slots<T> slots;
 };
 
 // items[k] = in[base + threadIdx.x * K + k] converted to T (a partial tile repeats its first item
@@ -88,26 +87,31 @@ __global__ void __launch_bounds__(Policy::block_threads, (scan_tiles_min_blocks_
   using prefix_op = tile_prefix_op<T, Op, look_back_shape_for<Source>, false>;  // scans fence nothing else
   __shared__ storage_t s;
 
-  long long tile = blockIdx.x;
   if constexpr (single_pass) {
-    if (threadIdx.x == 0) s.ticket = args.pass.draw();
+    if (threadIdx.x == 0) s.slots.ticket = args.pass.draw();
     __syncthreads();
-    tile = s.ticket.tile;
   }
-  const long long base = tile * Policy::tile_items;
-  const long long remaining = args.n - base;
-  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+  // The tile id, from shared memory or the block index.
+  const auto tile_id = [&]() -> long long {
+    if constexpr (single_pass) {
+      return s.slots.ticket.tile;
+    } else {
+      return blockIdx.x;
+    }
+  };
+  const long long tile = tile_id();
+  const tile_extent extent = tile_extent_of<Policy::tile_items>(tile, args.n);
 
   T items[K];
-  load_tile<io>(args.in, base, valid, items, s.io_storage);
+  load_tile<io>(args.in, extent.base, extent.valid, items, s.io_storage);
   const block_scan_result<T> scanned = block_scan::scan(thread_reduce(items, op), s.scan_storage, op);
 
   optional_prefix<T> tile_prefix;
   if constexpr (single_pass) {
     // Made here, not with the ticket: the epoch comes from shared memory instead of occupying a
     // register through the load and the block scan.
-    const prefix_op prefix(args.pass, s.ticket, op, args.has_seed, args.seed);
-    tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.tile_prefix);
+    const prefix_op prefix(args.pass, s.slots.ticket, op, args.has_seed, args.seed);
+    tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.slots.prefix);
   } else {
     tile_prefix = independent_tile_prefix(args, tile, scanned.aggregate);
   }
@@ -134,7 +138,11 @@ __global__ void __launch_bounds__(Policy::block_threads, (scan_tiles_min_blocks_
       thread_inclusive_scan(items, op);
     }
   }
-  store_tile<io>(args.out, base, valid, items, s.io_storage);
+  // Register-capped shapes (a minimum of blocks per SM) read the tile id again for the store:
+  // the extent kept live across the block scan and the look-back spills there.
+  constexpr bool capped = scan_tiles_min_blocks_per_sm<Policy, Source>() > 0;
+  const tile_extent out_extent = capped ? tile_extent_of<Policy::tile_items>(tile_id(), args.n) : extent;
+  store_tile<io>(args.out, out_extent.base, out_extent.valid, items, s.io_storage);
 }
 
 template <class Policy, class T, class In, class Op>
@@ -144,9 +152,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   using storage_t = tile_kernel_storage<Policy, T>;
   using io = typename storage_t::io;
   __shared__ storage_t s;
-  const long long base = static_cast<long long>(blockIdx.x) * Policy::tile_items;
-  const long long remaining = n - base;
-  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(blockIdx.x, n);
   T items[K];
   load_tile<io>(in, base, valid, items, s.io_storage);
   const block_scan_result<T> scanned = storage_t::block_scan::scan(thread_reduce(items, op), s.scan_storage, op);
@@ -162,9 +168,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
     add_tile_prefix_kernel(T* out, long long n, const T* scanned_totals, bool exclusive, long long first_tile, Op op) {
   const long long tile = first_tile + blockIdx.x;
   const T prefix = exclusive ? scanned_totals[tile] : scanned_totals[tile - 1];
-  const long long base = tile * Policy::tile_items;
-  const long long remaining = n - base;
-  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, n);
   for (int i = static_cast<int>(threadIdx.x); i < valid; i += Policy::block_threads) {
     T& item = out[base + i];
     item = (exclusive && i == 0) ? prefix : op(prefix, item);

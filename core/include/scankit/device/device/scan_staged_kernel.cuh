@@ -57,10 +57,7 @@ struct staged_kernel_storage {
   using block_scan = block_scan_warp_of_warps<lanes, shape::block_threads, barrier>;
   typename stage::storage staged;
   typename block_scan::storage scan_storage;
-  // Each in its own 16-byte granule: the look-back warp stores tile_prefix while the scanning
-  // threads read the ticket, and a load merged across both would race with that store.
-  alignas(16) T tile_prefix;
-  alignas(16) tile_ticket ticket;
+  tile_prefix_slots<T> slots;
 };
 
 // The tile's total: the stripe totals combined in stripe order.
@@ -182,7 +179,7 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
 
   if (threadIdx.x == 0) {
     const tile_ticket ticket = single_pass ? args.pass.draw() : tile_ticket{blockIdx.x, 0};
-    s.ticket = ticket;
+    s.slots.ticket = ticket;
     Probe::mark(ticket.tile, staged_step::ticket);
     stage::issue(s.staged, raw, args.n, ticket.tile);
     if constexpr (StagedPolicy::prefetch_tiles_ahead > 0) {
@@ -190,17 +187,17 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     }
   }
   __syncthreads();
-  const long long tile = s.ticket.tile;
+  const long long tile = s.slots.ticket.tile;
   // The protocol's view of this tile, made where it is used: its epoch comes from shared memory
   // then, instead of living in a register through the whole tile (registers cap residency here).
-  const auto prefix_of = [&] { return prefix_op(args.pass, s.ticket, op, args.has_seed, args.seed); };
+  const auto prefix_of = [&] { return prefix_op(args.pass, s.slots.ticket, op, args.has_seed, args.seed); };
 
   if constexpr (StagedPolicy::look_back_warp) {
     if (threadIdx.x >= B) {
       if (single_pass && tile > 0) {
         const T before = prefix_of().look_back();
         if (lane_id() == 0) {
-          s.tile_prefix = before;
+          s.slots.prefix = before;
           Probe::mark(tile, staged_step::looked_back);
         }
       }
@@ -241,11 +238,11 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     if (tile == 0) {
       tile_prefix = prefix_of().first();
     } else {
-      tile_prefix = {true, s.tile_prefix};
+      tile_prefix = {true, s.slots.prefix};
       if (threadIdx.x == 0) prefix_of().publish_prefix(tile_prefix.value, aggregate);
     }
   } else {
-    tile_prefix = prefix_of().template resolve<whole_block_barrier>(aggregate, s.tile_prefix);
+    tile_prefix = prefix_of().template resolve<whole_block_barrier>(aggregate, s.slots.prefix);
   }
 
   store_scanned_stripes<shape>(args, tile, tile_prefix, scanned.exclusive, op, unpack,

@@ -11,6 +11,7 @@
 
 #include "scankit/device/device/segment_offsets.cuh"
 #include "scankit/device/device/segmented_scan_kernel.cuh"
+#include "scankit/device/tile/tile_extent.cuh"
 
 namespace scankit::device_detail {
 
@@ -39,9 +40,7 @@ struct segmented_reduce_storage {
   };
   typename Heads::storage heads;
   typename block_scan::storage scan;
-  // Each in its own 16-byte granule (tile_prefix_op.cuh: the layout note).
-  alignas(16) segment_item<T> tile_prefix;
-  alignas(16) tile_ticket ticket;
+  tile_prefix_slots<segment_item<T>> slots;
 
   static __device__ __forceinline__ int slot(int item) { return item + (item >> 5); }
   __device__ __forceinline__ T* results() { return reinterpret_cast<T*>(result_bytes); }
@@ -57,9 +56,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   using storage_t = segmented_reduce_storage<Policy, T, heads_t>;
   __shared__ storage_t s;
   const long long tile = segmented_tile_index<T>(args.pass, s);
-  const long long base = tile * Policy::tile_items;
-  const long long remaining = args.n - base;
-  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, args.n);
 
   const auto owned = args.heads.prepare(base);  // before the values' loads, to overlap them
   T values[K];

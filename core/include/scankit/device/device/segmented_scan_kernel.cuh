@@ -20,6 +20,7 @@
 #include "scankit/device/block/block_scan.cuh"
 #include "scankit/device/block/tile_io.cuh"
 #include "scankit/device/device/scan_kernels.cuh"
+#include "scankit/device/tile/tile_extent.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
 #include "scankit/segmented_operators.hpp"
 
@@ -43,9 +44,7 @@ struct segmented_scan_storage {
   typename io::storage values;
   typename Heads::storage heads;
   typename block_scan::storage scan;
-  // Each in its own 16-byte granule (tile_prefix_op.cuh: the layout note).
-  alignas(16) segment_item<T> tile_prefix;
-  alignas(16) tile_ticket ticket;
+  tile_prefix_slots<segment_item<T>> slots;
 };
 
 // Step 2's second half, shared with reduce-by-key: the tile's prefix from the single-pass protocol
@@ -59,8 +58,8 @@ __device__ __forceinline__ optional_prefix<Item> segmented_prefixes(const single
                                                                     optional_prefix<Item>& tile_prefix) {
   tile_prefix = {false, Item{}};
   if (pass.header != nullptr) {
-    const tile_prefix_op<Item, PairOp, look_back_shape<>, false> prefix(pass, s.ticket, combine);
-    tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.tile_prefix);
+    const tile_prefix_op<Item, PairOp, look_back_shape<>, false> prefix(pass, s.slots.ticket, combine);
+    tile_prefix = prefix.template resolve<whole_block_barrier>(scanned.aggregate, s.slots.prefix);
   }
   if (threadIdx.x == 0) return tile_prefix;
   return {true, tile_prefix.present ? combine(tile_prefix.value, scanned.exclusive) : scanned.exclusive};
@@ -107,9 +106,9 @@ template <class T, class Storage>
 __device__ __forceinline__ long long segmented_tile_index(const single_pass_context<segment_item<T>>& pass,
                                                           Storage& s) {
   if (pass.header == nullptr) return 0;
-  if (threadIdx.x == 0) s.ticket = pass.draw();
+  if (threadIdx.x == 0) s.slots.ticket = pass.draw();
   __syncthreads();
-  return s.ticket.tile;
+  return s.slots.ticket.tile;
 }
 
 template <class Policy, class T, class In, class Heads, class Out, class Op>
@@ -117,9 +116,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     segmented_scan_kernel(const segmented_scan_args<T, In, Heads, Out> args, Op op) {
   using storage_t = segmented_scan_storage<Policy, T, Heads>;
   __shared__ storage_t s;
-  const long long base = segmented_tile_index<T>(args.pass, s) * Policy::tile_items;
-  const long long remaining = args.n - base;
-  const int valid = remaining < Policy::tile_items ? static_cast<int>(remaining) : Policy::tile_items;
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(segmented_tile_index<T>(args.pass, s), args.n);
 
   const auto head_plan = args.heads.prepare(base);  // before the values' loads, to overlap them
   T values[Policy::items_per_thread];

@@ -29,7 +29,8 @@
 // shared memory. The thread that stores the prefix into the slot may do so while other threads of
 // the block still read the ticket; a load the compiler merges across both words (a 16-byte load
 // covering the slot) then races with that store. The value is unused, but it is a shared-memory
-// race: kernels give each of the two its own 16-byte granule (alignas(16)).
+// race: tile_prefix_slots gives each of the two its own 16-byte granule, and kernels keep both
+// there.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +41,13 @@
 #include "scankit/device/tile/tile_ticket.cuh"
 
 namespace scankit::device_detail {
+
+// The protocol's two words in a kernel's shared memory (the layout note above).
+template <class T>
+struct tile_prefix_slots {
+  alignas(16) T prefix;            // the broadcast slot: the tile's exclusive prefix
+  alignas(16) tile_ticket ticket;  // the ticket drawn by the block
+};
 
 // How a tile finds its predecessors' combination.
 enum class look_back_kind {
