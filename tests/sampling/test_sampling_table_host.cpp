@@ -126,3 +126,46 @@ TEST(SamplingTableArguments, BytesForCountsTheTableAndItsWorkspace) {
 }
 
 }  // namespace
+
+// The exponential keys of sampling without replacement (scankit/detail/exponential_key.hpp).
+namespace {
+
+// -log(u) / w in long double (its exponent range holds every double quotient).
+long double exact_key(double w, std::uint64_t seed, std::uint64_t counter) {
+  return -std::log(static_cast<long double>(scankit::detail::philox_uniform(seed, counter) + 0x1.0p-54)) /
+         static_cast<long double>(w);
+}
+
+TEST(SamplingExponentialKey, OrdersItemsAsTheQuotientAcrossTheDoubleRange) {
+  using scankit::detail::exponential_key;
+  std::mt19937_64 rng(20261203);
+  std::uniform_real_distribution<double> decade(-323.0, 308.0);
+  std::vector<std::pair<std::uint64_t, long double>> keys;
+  for (std::uint64_t i = 0; i < 20000; ++i) {
+    const double w = std::pow(10.0, decade(rng));
+    if (!(w > 0.0) || std::isinf(w)) continue;
+    keys.emplace_back(exponential_key(w, 7, i), exact_key(w, 7, i));
+    ASSERT_LT(keys.back().first, scankit::detail::exponential_key_weightless) << "w " << w;
+  }
+  std::sort(keys.begin(), keys.end());
+  // Sorted by the integer key, the quotients never decrease by more than a double's rounding.
+  for (std::size_t i = 1; i < keys.size(); ++i)
+    ASSERT_GE(keys[i].second, keys[i - 1].second * (1.0L - 0x1p-51L)) << "at " << i;
+}
+
+TEST(SamplingExponentialKey, PowerOfTwoScalingShiftsOnlyTheExponent) {
+  using scankit::detail::exponential_key;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const double w = 1.0 + double(i) / 1000.0;
+    const std::uint64_t key = exponential_key(w, 3, i);
+    // w 2^-1000 (a tiny normal) and w 2^-1070 (a denormal with its low bits exact) give the same
+    // mantissa bits and an exponent 1000 (1070) higher; w 2^1000 one 1000 lower.
+    EXPECT_EQ(exponential_key(std::ldexp(w, -1000), 3, i), key + (std::uint64_t(1000) << 52));
+    EXPECT_EQ(exponential_key(std::ldexp(w, 1000), 3, i), key - (std::uint64_t(1000) << 52));
+    if (std::ldexp(std::ldexp(w, -1070), 1070) == w)
+      EXPECT_EQ(exponential_key(std::ldexp(w, -1070), 3, i), key + (std::uint64_t(1070) << 52));
+  }
+  EXPECT_EQ(exponential_key(0.0, 3, 0), scankit::detail::exponential_key_weightless);
+}
+
+}  // namespace

@@ -41,6 +41,20 @@
 // n1 with offset o and then n2 with offset o + n1 gives the same draws as n1 + n2 with offset o.
 // sample_rows uses counter offset + row; sample_segments offset + the draw's position in `out`.
 //
+// Range: any finite non-negative weights of the input type, from its smallest denormal to its
+// largest value. Sums are taken in double, so float weights may sum far beyond FLT_MAX; only a sum
+// beyond DBL_MAX (double weights) is an error (sum_overflow). What tiny weights get: the CDF table
+// gives each non-zero weight at least one unit (at most 2^-50 of the total), the alias table rounds
+// weights below 2^-33 of the average weight to zero (never drawn); rows and segments absorb a
+// weight below 2^-53 of the running sum before it (above). A distribution whose weights are all
+// tiny (all denormal, say) is as valid as any other: no method compares a weight with a fixed
+// threshold.
+//
+// Tables are read only inside their memory, whatever it holds: the draws take the bin count and
+// the guide's length from the host object, never from device memory, and check every index they
+// read from the table. A table whose device memory was overwritten (or whose header disagrees with
+// the host object) gives -1 for the draws it cannot answer, never a read outside the table.
+//
 // Bad weights (negative, NaN, infinite), an all-zero distribution or a sum that overflows double
 // are found on the device: the affected draws are -1. For a table, status_host() reports which;
 // for rows and segments, -1 is the per-row (per-segment) status. Bad arguments (negative counts,
@@ -211,11 +225,14 @@ void sample_segments(const double* weights, std::int64_t n, const std::int64_t* 
                      std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
 
 // k distinct indices of the n weights, a weighted sample without replacement: item i gets the key
-// -log(u_i) / w_i, u_i = philox_uniform(seed, offset + i) moved into (0, 1), and the k smallest
-// keys are taken in increasing order (so out[0] is a draw from the whole distribution, out[1] one
-// from the rest, ...). Slots beyond the number of positive weights get -1; a bad weight makes every
-// slot -1. k > n throws scankit::error. Sorts all n keys (scankit::argsort on double keys): about
-// 20 bytes of temporary device memory per weight, taken stream-ordered.
+// -log(u_i) / w_i with u_i = philox_uniform(seed, offset + i) + 2^-54 rounded to double (in (0, 1];
+// u_i = 1 gives the key 0), and the k smallest keys are taken in increasing order, ties by index
+// (so out[0] is a draw from the whole distribution, out[1] one from the rest, ...). The key is
+// formed with an unbounded exponent (scankit/detail/exponential_key.hpp), so every weight from the
+// smallest denormal to the largest double keeps its key. Slots beyond the number of positive
+// weights get -1; a bad weight makes every slot -1. k > n throws scankit::error. Sorts all n keys
+// (scankit::argsort on uint64 keys): about 20 bytes of temporary device memory per weight, taken
+// stream-ordered.
 void sample_without_replacement(const float* weights, std::int64_t n, std::int64_t k, std::int32_t* out,
                                 std::uint64_t seed, std::uint64_t offset = 0, cudaStream_t stream = nullptr,
                                 workspace* ws = nullptr);

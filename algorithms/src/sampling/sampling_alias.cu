@@ -99,7 +99,7 @@ void draw_alias(const alias_table& table, std::int32_t* out, std::int64_t count,
     // -1s) and the last ends past every bucket.
     const std::int64_t lo = s == 0 ? 0 : n / slices * s;
     const std::int64_t hi = s == slices - 1 ? std::numeric_limits<std::int64_t>::max() : n / slices * (s + 1);
-    launch_kernel("alias draws", alias_draw_kernel, dim3(grid), dim3(draw_threads), stream, header, table.entries(),
+    launch_kernel("alias draws", alias_draw_kernel, dim3(grid), dim3(draw_threads), stream, header, table.entries(), n,
                   out, count, seed, offset, lo, hi);
   }
 }

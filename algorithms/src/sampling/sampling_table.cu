@@ -42,8 +42,8 @@ void draw(const sampling_table& table, std::int32_t* out, std::int64_t count, st
   if (count == 0) return;
   const auto* header = static_cast<const table_header*>(table.header());
   launch_kernel("sampling draws", draw_kernel, dim3(grid_for(count, draw_threads * draws_per_thread)),
-                dim3(draw_threads), stream, header, table.cdf(), table.codes(), table.guide(), out, count, seed,
-                offset);
+                dim3(draw_threads), stream, header, table.cdf(), table.codes(), table.guide(), table.bins(),
+                table.guide_size(), out, count, seed, offset);
 }
 
 }  // namespace device_detail::sampling

@@ -21,11 +21,11 @@ void without_replacement(const T* w, std::int64_t n, std::int64_t k, std::int32_
   if (n > 0 && w == nullptr) throw error(std::string(fn) + ": weights is null with n > 0");
   if (k > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with k > 0");
   if (k == 0) return;
-  const std::size_t keys_bytes = (sizeof(double) * n + 255) / 256 * 256;
+  const std::size_t keys_bytes = (sizeof(std::uint64_t) * n + 255) / 256 * 256;
   scankit::detail::workspace_lease storage(nullptr, 0, 2 * keys_bytes + sizeof(std::int32_t) * n, stream);
   char* base = static_cast<char*>(storage.view().scratch);
-  auto* keys = reinterpret_cast<double*>(base);
-  auto* sorted = reinterpret_cast<double*>(base + keys_bytes);
+  auto* keys = reinterpret_cast<std::uint64_t*>(base);
+  auto* sorted = reinterpret_cast<std::uint64_t*>(base + keys_bytes);
   auto* order = reinterpret_cast<std::int32_t*>(base + 2 * keys_bytes);
   const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 4096));
   device_detail::launch_kernel("sampling exponential keys", exponential_key_kernel<T>, dim3(grid), dim3(256), stream, w,

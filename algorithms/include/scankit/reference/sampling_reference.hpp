@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "scankit/detail/exponential_key.hpp"
 #include "scankit/detail/philox.hpp"
 #include "scankit/detail/table_fixed_point.hpp"
 #include "scankit/sampling.hpp"
@@ -110,21 +111,22 @@ std::vector<std::int32_t> sample_segments(const T* w, const std::vector<std::int
   return out;
 }
 
-// What scankit::sample_without_replacement gives: the k smallest keys -log(u_i) / w_i, ties by index.
+// What scankit::sample_without_replacement gives: the k smallest keys -log(u_i) / w_i (formed with
+// an unbounded exponent, detail/exponential_key.hpp), ties by index.
 template <class T>
 std::vector<std::int32_t> sample_without_replacement(const T* w, std::int64_t n, std::int64_t k, std::uint64_t seed,
                                                      std::uint64_t offset) {
   std::vector<std::int32_t> out(static_cast<std::size_t>(k), -1);
-  std::vector<double> key(static_cast<std::size_t>(n));
+  std::vector<std::uint64_t> key(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     if (!(w[i] >= T(0)) || std::isinf(w[i])) return out;
-    key[i] = -std::log(detail::philox_uniform(seed, offset + i) + 0x1.0p-54) / double(w[i]);
+    key[i] = detail::exponential_key(double(w[i]), seed, offset + i);
   }
   std::vector<std::int32_t> order(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
   std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return key[a] < key[b]; });
   for (std::int64_t r = 0; r < k; ++r)
-    if (key[order[r]] < HUGE_VAL) out[r] = order[r];
+    if (key[order[r]] < detail::exponential_key_weightless) out[r] = order[r];
   return out;
 }
 

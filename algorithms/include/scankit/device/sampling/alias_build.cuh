@@ -58,6 +58,23 @@ struct alias_table_access {
 
 namespace device_detail::sampling {
 
+// One thread, after the reduction: the status (the sum of checked weights is NaN when a weight was
+// bad, +inf when the sum overflowed, 0 when all are zero) and the scale of q.
+__global__ void alias_header_kernel(alias_header* h, std::int64_t n) {
+  const double total = n > 0 ? h->total : 0.0;
+  sampling_status status = sampling_status::ok;
+  if (isnan(total)) status = sampling_status::invalid_weight;
+  else if (isinf(total)) status = sampling_status::sum_overflow;
+  else if (!(total > 0.0)) status = sampling_status::all_zero;
+  const scankit::detail::alias_scale s = scankit::detail::alias_scale_for(status == sampling_status::ok ? total : 1.0, n > 0 ? n : 1);
+  h->total = total;
+  h->scale = s.scale;
+  h->shift = s.shift;
+  h->bins = n;
+  h->lights = 0;
+  h->status = static_cast<std::int32_t>(status);
+}
+
 template <class T>
 void build_alias(const T* w, std::int64_t n, alias_table& table, cudaStream_t stream, workspace* ws) {
   check_bins("scankit::build_alias_table", w, n, "n");
@@ -79,7 +96,7 @@ void build_alias(const T* w, std::int64_t n, alias_table& table, cudaStream_t st
       thrust::make_transform_iterator(static_cast<const std::int32_t*>(order), alias_deviation<T>{w, header}), prefix,
       n, plus_op{}, stream, ws);
   launch_kernel("alias table sweep", alias_merge_kernel, dim3(unsigned((n + alias_merge_tile - 1) / alias_merge_tile)),
-                dim3(alias_merge_threads), stream, header, static_cast<const std::int32_t*>(order),
+                dim3(alias_merge_threads), stream, header, n, static_cast<const std::int32_t*>(order),
                 static_cast<const std::uint64_t*>(prefix), entries);
 }
 

@@ -2,6 +2,12 @@
 // comparison word from its third word, detail/alias_fixed_point.hpp) and ONE 8-byte read, the
 // bucket's {threshold, alias}.
 //
+// The reads stay inside the table whatever its memory holds: the bucket count comes from the host
+// object (the bins its memory was sized for), never from the device header, so a header that is
+// not (yet) what the build wrote cannot steer a read. A header that disagrees with the host's
+// count, or a status other than ok, gives -1 for every draw; an entry whose alias is not a bin
+// gives -1 for the draws that land on it.
+//
 // A table larger than L2 makes almost every read a random DRAM access. So a large table is read in
 // slices that fit L2, one launch per slice: every launch computes every draw's Philox block and
 // finishes the draws whose bucket lies in its slice, which it then reads from L2 after the first
@@ -23,14 +29,13 @@ namespace scankit::device_detail::sampling {
 // Draws per thread whose table reads are in flight before their stores (docs/tuning.md).
 constexpr int alias_draws_per_thread = 8;
 
-// The draws whose bucket lies in [lo, hi); the others are left as they are.
+// The draws whose bucket lies in [lo, hi) of the n buckets; the others are left as they are.
 __global__ void __launch_bounds__(draw_threads) alias_draw_kernel(const alias_header* header,
-                                                                   const alias_entry* entries, std::int32_t* out,
-                                                                   std::int64_t count, std::uint64_t seed,
-                                                                   std::uint64_t offset, std::int64_t lo,
-                                                                   std::int64_t hi) {
-  const bool ok = header->status == 0;
-  const std::int64_t n = header->bins;
+                                                                   const alias_entry* entries, std::int64_t n,
+                                                                   std::int32_t* out, std::int64_t count,
+                                                                   std::uint64_t seed, std::uint64_t offset,
+                                                                   std::int64_t lo, std::int64_t hi) {
+  const bool ok = header->status == 0 && header->bins == n && n > 0;
   const auto* packed = reinterpret_cast<const uint2*>(entries);  // {threshold, alias}: one 8-byte load
   const std::int64_t stride = std::int64_t(gridDim.x) * draw_threads;
   for (std::int64_t base = std::int64_t(blockIdx.x) * draw_threads * alias_draws_per_thread + threadIdx.x;
@@ -52,7 +57,9 @@ __global__ void __launch_bounds__(draw_threads) alias_draw_kernel(const alias_he
       if (!ok) {
         if (lo == 0) __stcs(out + k, -1);
       } else if (choice[d].bucket >= lo && choice[d].bucket < hi) {
-        __stcs(out + k, scankit::detail::alias_pick(choice[d], entry[d].x, static_cast<std::int32_t>(entry[d].y)));
+        const std::int32_t pick =
+            scankit::detail::alias_pick(choice[d], entry[d].x, static_cast<std::int32_t>(entry[d].y));
+        __stcs(out + k, pick >= 0 && pick < n ? pick : -1);
       }
     }
   }

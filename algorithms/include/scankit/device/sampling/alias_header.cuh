@@ -1,6 +1,7 @@
 // The header of an alias table and what the build's passes share: the total and its fixed-point
 // scale, the light/heavy test and each bin's deviation from the average (both from the same q, so
-// the partition and the prefix sum always agree on which bins are light).
+// the partition and the prefix sum always agree on which bins are light). No kernels: tests
+// include it to read and alter a table's header.
 #pragma once
 
 #include <cmath>
@@ -55,22 +56,5 @@ struct alias_deviation {
     return q <= scankit::detail::alias_unit ? scankit::detail::alias_unit - q : q - scankit::detail::alias_unit;
   }
 };
-
-// One thread, after the reduction: the status (the sum of checked weights is NaN when a weight was
-// bad, +inf when the sum overflowed, 0 when all are zero) and the scale of q.
-__global__ void alias_header_kernel(alias_header* h, std::int64_t n) {
-  const double total = n > 0 ? h->total : 0.0;
-  sampling_status status = sampling_status::ok;
-  if (isnan(total)) status = sampling_status::invalid_weight;
-  else if (isinf(total)) status = sampling_status::sum_overflow;
-  else if (!(total > 0.0)) status = sampling_status::all_zero;
-  const scankit::detail::alias_scale s = scankit::detail::alias_scale_for(status == sampling_status::ok ? total : 1.0, n > 0 ? n : 1);
-  h->total = total;
-  h->scale = s.scale;
-  h->shift = s.shift;
-  h->bins = n;
-  h->lights = 0;
-  h->status = static_cast<std::int32_t>(status);
-}
 
 }  // namespace scankit::device_detail::sampling

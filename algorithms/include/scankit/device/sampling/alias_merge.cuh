@@ -84,13 +84,15 @@ __device__ std::int64_t alias_merge_split(std::int64_t d, std::int64_t lights, s
 // Block b merges items [b tile, (b + 1) tile): two global splits, the tile's keys into shared
 // memory, then a split and alias_merge_items merge steps per thread.
 __global__ void __launch_bounds__(alias_merge_threads) alias_merge_kernel(const alias_header* header,
+                                                                          std::int64_t n,
                                                                           const std::int32_t* order,
                                                                           const std::uint64_t* prefix,
                                                                           alias_entry* entries) {
   __shared__ std::uint64_t keys[alias_merge_tile + 1];
   __shared__ std::int64_t bounds[2];
   if (header->status != 0) return;  // the same for every block: no barrier is left waiting
-  const std::int64_t n = header->bins, lights = header->lights;
+  // n from the host and the light count clamped to it: every index below stays inside the table.
+  const std::int64_t lights = min(max(header->lights, std::int64_t(0)), n);
   const alias_sweep s{order, prefix, n, lights, n - lights};
   const std::int64_t d0 = std::int64_t(blockIdx.x) * alias_merge_tile;
   const std::int64_t d1 = min(n, d0 + alias_merge_tile);

@@ -7,7 +7,13 @@
 //   above t (positions are monotone, table_header.cuh); only a code equal to c needs the CDF,
 //   about once in 2^16 / bins_per_cell draws.
 // So a draw reads two guide entries and a few 16-bit codes (L2-resident up to about 2^24 bins),
-// not the 8-byte CDF. Included by one translation unit.
+// not the 8-byte CDF.
+//
+// The reads stay inside the table whatever its memory holds: the bin count and the guide's length
+// come from the host object (what its memory was sized for), the cell is clamped to the guide and
+// a cell's range to the bins. A header that disagrees with the host's bin count, or a status other
+// than ok, gives -1 for every draw; a guide entry beyond the bins gives -1 for the draws that meet
+// it. Included by one translation unit.
 #pragma once
 
 #include <cstdint>
@@ -34,11 +40,13 @@ __device__ __forceinline__ std::int64_t draw_in_cell(std::uint64_t target, unsig
   return i;
 }
 
+// bins: the table's bins (> 0); guide_entries: the guide's length (>= 2), both from the host object.
 __global__ void __launch_bounds__(draw_threads) draw_kernel(const table_header* header, const std::uint64_t* cdf,
                                                              const std::uint16_t* codes, const std::uint32_t* guide,
+                                                             std::int64_t bins, std::int64_t guide_entries,
                                                              std::int32_t* out, std::int64_t count,
                                                              std::uint64_t seed, std::uint64_t offset) {
-  const std::int32_t status = header->status;
+  const bool ok = header->status == 0 && header->bins == bins;
   const std::uint64_t total = header->total_units;
   const int shift = header->shift;
   const std::int64_t stride = std::int64_t(gridDim.x) * draw_threads;
@@ -54,17 +62,17 @@ __global__ void __launch_bounds__(draw_threads) draw_kernel(const table_header* 
       target[d] = scankit::detail::table_target(seed, offset + std::uint64_t(k), total);
       const std::uint64_t position = guide_position(target[d], shift);
       code[d] = static_cast<unsigned>(position & 0xffff);
-      const bool live = k < count && status == 0;
-      lo[d] = live ? __ldg(guide + (position >> 16)) : 0;
-      end[d] = live ? __ldg(guide + (position >> 16) + 1) : 0;
+      const bool live = k < count && ok;
+      const std::uint64_t cell = min(position >> 16, static_cast<std::uint64_t>(guide_entries - 2));
+      end[d] = live ? min(static_cast<std::int64_t>(__ldg(guide + cell + 1)), bins) : 0;
+      lo[d] = live ? min(static_cast<std::int64_t>(__ldg(guide + cell)), end[d]) : 0;
     }
 #pragma unroll
     for (int d = 0; d < draws_per_thread; ++d) {
       const std::int64_t k = base + std::int64_t(d) * draw_threads;
       if (k >= count) break;
-      const std::int32_t bin =
-          status == 0 ? static_cast<std::int32_t>(draw_in_cell(target[d], code[d], lo[d], end[d], cdf, codes)) : -1;
-      __stcs(out + k, bin);  // streamed past L2, which keeps the table
+      const std::int64_t bin = ok ? draw_in_cell(target[d], code[d], lo[d], end[d], cdf, codes) : -1;
+      __stcs(out + k, bin < bins ? static_cast<std::int32_t>(bin) : -1);  // streamed past L2, which keeps the table
     }
   }
 }
