@@ -5,10 +5,9 @@
 #
 # Steps (env STEPS, default "tests sanitizer bench"; each one keeps going when another fails):
 #   tests      ctest -L gpu (the GPU suite)                          -> OUTDIR/gpu_tests.log
-#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on the scan matrices (register and
-#              staged kernels), a compaction test binary (test_select_if), the radix sort's
-#              (test_radix_sort) and the segmented scan's, reduction's and reduce-by-key's,
-#              sampling's, SpMV's and the conjugate gradient's, at small sizes
+#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck on the test cases labelled
+#              `sanitize` (scan matrices, compaction, sort, segmented scans and reductions,
+#              sampling, SpMV, CG), at small sizes
 #                                                                    -> OUTDIR/sanitizer.log
 #   bench      bench/bench_scan with JSON output                     -> OUTDIR/bench.log, bench_scan.json
 #   compare    (not in the default STEPS) bench/bench_scan and bench/bench_compact of two builds,
@@ -44,34 +43,12 @@
 #   TESTS_TIMEOUT           seconds for the whole ctest run (default 240)
 #   TEST_TIMEOUT            seconds for one test (ctest --timeout, default 120)
 #   TESTS_JOBS              ctest -j (default 1: the tests share one GPU)
-#   SANITIZER_TESTS         test binaries to sanitize: names under BUILD_DIR/tests/core or paths;
-#                           when set, only these run, each with SANITIZER_GTEST_FILTER (default '*').
-#                           Unset: the scan binaries (test_scan_matrix_warp_of_warps, the register
-#                           kernels of every strategy, with SANITIZER_GTEST_FILTER; and
-#                           test_scan_matrix_staged, the staged kernels, with SANITIZER_STAGED_FILTER;
-#                           if neither is built, every test_scan_* there with '*'), then the
-#                           compaction binaries SANITIZER_COMPACT_TESTS with SANITIZER_COMPACT_FILTER
-#   SANITIZER_GTEST_FILTER  --gtest_filter for the register matrix (default '*B32_K1*:*B128_K4*': a
-#                           one-warp block and a four-warp block, int32 and affine, every strategy;
-#                           the whole matrix runs past 120 s under racecheck)
-#   SANITIZER_STAGED_FILTER --gtest_filter for the staged matrix (default '*B32_K*:*look_back_warp*':
-#                           one-warp blocks of 4-, 8- and 16-byte values, and every look-back-warp shape)
-#   SANITIZER_COMPACT_TESTS compaction binaries (names under BUILD_DIR/tests/algorithms or paths;
-#                           default test_select_if; "none" leaves compaction out)
-#   SANITIZER_COMPACT_FILTER --gtest_filter for them (default
-#                           'SelectIfRange/0.*:SelectIfRange/3.*:SelectIfNotNan/0.*': int32, uint64
-#                           and float items, every size and pattern, both strategies)
-#   SANITIZER_SORT_TESTS    radix sort binaries, as SANITIZER_COMPACT_TESTS (default
-#                           test_radix_sort; "none" leaves the sort out)
-#   SANITIZER_SORT_FILTER   --gtest_filter for them (default: float keys in raw-bit order, uint32
-#                           keys in two buffers, int16 pairs in two buffers, both strategies)
-#   SANITIZER_SEGMENT_TESTS segmented scan, reduction and reduce-by-key binaries (paths under
-#                           BUILD_DIR/tests; default core/test_segmented_scan
-#                           core/test_segmented_offsets core/test_reduce
-#                           algorithms/test_reduce_by_key; "none" leaves them out)
-#   SANITIZER_SEGMENT_FILTER --gtest_filter for them (default: in place and iterator segmented
-#                           scans, scans and sums by offsets, misaligned, non-commutative, arg and
-#                           both-shape reductions, wide-key reduce-by-key)
+#   SANITIZER_TESTS         test binaries to sanitize instead of the default (paths, or names under
+#                           BUILD_DIR/tests such as core/test_reduce), each with
+#                           SANITIZER_GTEST_FILTER (default '*'). Unset: the cases the build labels
+#                           `sanitize` (tests/CMakeLists.txt: scankit_add_test ... SANITIZE "<filter>"),
+#                           listed by `ctest -L sanitize --show-only=json-v1`, grouped by binary;
+#                           the summary says how many cases each binary runs.
 #   SCANKIT_TEST_SMALL      the sanitizer runs set it to 1 unless it is set (compaction tests then
 #                           stay below ~10 tiles; 0 gives the full sizes)
 #   SANITIZER_TOOLS         default "memcheck racecheck synccheck"
@@ -299,7 +276,33 @@ step_tests() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Step: compute-sanitizer on a scan test binary and a compaction test binary.
+# One line per binary to sanitize: "<path><TAB><gtest filter>". By default the cases the build
+# labels `sanitize` (scankit_add_test ... SANITIZE in tests/), grouped by binary; SANITIZER_TESTS
+# overrides that with its own binaries.
+sanitizer_binaries() {
+  local b filter
+  if [[ -n "${SANITIZER_TESTS:-}" ]]; then
+    filter=${SANITIZER_GTEST_FILTER:-'*'}
+    for b in $SANITIZER_TESTS; do
+      [[ -x "$b" ]] || b="$BUILD_DIR/tests/$b"
+      printf '%s\t%s\n' "$b" "$filter"
+    done
+    return 0
+  fi
+  ctest --test-dir "$BUILD_DIR" -L sanitize --show-only=json-v1 2>/dev/null | python3 -c '
+import json, sys
+cases = {}
+for test in json.load(sys.stdin).get("tests", []):
+    command = test.get("command") or []
+    names = [a[len("--gtest_filter="):] for a in command[1:] if a.startswith("--gtest_filter=")]
+    if command and names:
+        cases.setdefault(command[0], []).extend(names)
+for binary, names in cases.items():
+    print(binary + "\t" + ":".join(names))
+'
+}
+
+# Step: compute-sanitizer on the cases labelled `sanitize`.
 find_sanitizer() {
   local c
   for c in "$(command -v compute-sanitizer 2>/dev/null)" /usr/local/cuda/bin/compute-sanitizer \
@@ -307,62 +310,6 @@ find_sanitizer() {
     [[ -n "$c" && -x "$c" ]] && { echo "$c"; return 0; }
   done
   return 1
-}
-
-# One line per binary to sanitize: "<path><TAB><gtest filter>".
-sanitizer_binaries() {
-  local dir="$BUILD_DIR/tests/core" b filter
-  if [[ -n "${SANITIZER_TESTS:-}" ]]; then
-    filter=${SANITIZER_GTEST_FILTER:-'*'}
-    for b in $SANITIZER_TESTS; do
-      if [[ "$b" == */* ]]; then printf '%s\t%s\n' "$b" "$filter"; else printf '%s\t%s\n' "$dir/$b" "$filter"; fi
-    done
-    return 0
-  fi
-  local register_matrix="$dir/test_scan_matrix_warp_of_warps" staged_matrix="$dir/test_scan_matrix_staged"
-  if [[ -x "$register_matrix" || -x "$staged_matrix" ]]; then
-    [[ -x "$register_matrix" ]] && printf '%s\t%s\n' "$register_matrix" "${SANITIZER_GTEST_FILTER:-*B32_K1*:*B128_K4*}"
-    [[ -x "$staged_matrix" ]] && printf '%s\t%s\n' "$staged_matrix" "${SANITIZER_STAGED_FILTER:-*B32_K*:*look_back_warp*}"
-  else
-    for b in "$dir"/test_scan_*; do
-      [[ -f "$b" && -x "$b" ]] && printf '%s\t%s\n' "$b" '*'
-    done
-  fi
-  local compact=${SANITIZER_COMPACT_TESTS:-test_select_if}
-  local compact_filter=${SANITIZER_COMPACT_FILTER:-'SelectIfRange/0.*:SelectIfRange/3.*:SelectIfNotNan/0.*'}
-  algorithm_binaries "$compact" "$compact_filter"
-  local sort=${SANITIZER_SORT_TESTS:-test_radix_sort}
-  local sort_filter=${SANITIZER_SORT_FILTER:-'SortFloatOrder.RawBitsOrder:SortKeys/5.DoubleBuffer*:SortPairs.DoubleBuffer'}
-  algorithm_binaries "$sort" "$sort_filter"
-  local segments=${SANITIZER_SEGMENT_TESTS:-"core/test_segmented_scan core/test_segmented_offsets core/test_reduce algorithms/test_reduce_by_key"}
-  local segment_filter=${SANITIZER_SEGMENT_FILTER:-'SegmentedScan.InPlace:SegmentedScan.IteratorInputs:SegmentedScan.PrecompiledOverloads:SegmentedOffsets.PrecompiledOverloads:SegmentedOffsets.NoValues:SegmentedOffsets.OtherTypesAnd64BitOffsets:Reduce.MisalignedAndNarrowInputs:Reduce.NonCommutativeOperator:Reduce.ArgMinArgMaxTiesAndNans:Reduce.InterleavedAndContiguousRunShapes:ReduceByKey.WideKeysAndValues:ReduceByKey.NonCommutativeOperatorAndUserEquality'}
-  if [[ "$segments" != none ]]; then
-    for b in $segments; do printf '%s\t%s\n' "$BUILD_DIR/tests/$b" "$segment_filter"; done
-  fi
-  local sampling=${SANITIZER_SAMPLING_TESTS:-"sampling/test_sampling"}
-  local sampling_filter=${SANITIZER_SAMPLING_FILTER:-'SamplingTyped/0.RowsMatchReference:SamplingTyped/0.WideBinsFillTheGuideTable:SamplingTyped/1.SegmentsMatchReference:SamplingTyped/0.BadWeights*:SamplingTyped/0.SingleBin*'}
-  if [[ "$sampling" != none ]]; then
-    for b in $sampling; do printf '%s\t%s\n' "$BUILD_DIR/tests/$b" "$sampling_filter"; done
-  fi
-  local sparse=${SANITIZER_SPARSE_TESTS:-"sparse/test_spmv sparse/test_conjugate_gradient"}
-  local sparse_filter=${SANITIZER_SPARSE_FILTER:-'Spmv.EdgeMatrices:Spmv.AlphaBetaEdgeValues:Spmv.BadInputThrowsAndLeavesYIntact:Spmv.MetisGraphMdual:ConjugateGradient.ConvergesToEigensSolutionFloat:ConjugateGradient.LargerThanOneBlockOfPartials:ConjugateGradient.BadArgumentsThrowBeforeAnyLaunch'}
-  if [[ "$sparse" != none ]]; then
-    for b in $sparse; do printf '%s\t%s\n' "$BUILD_DIR/tests/$b" "$sparse_filter"; done
-  fi
-}
-
-# "<path><TAB><filter>" for each of $1 (names under BUILD_DIR/tests/algorithms or paths; "none":
-# nothing).
-algorithm_binaries() {
-  local b
-  [[ "$1" == none ]] && return 0
-  for b in $1; do
-    if [[ "$b" == */* ]]; then
-      printf '%s\t%s\n' "$b" "$2"
-    else
-      printf '%s\t%s\n' "$BUILD_DIR/tests/algorithms/$b" "$2"
-    fi
-  done
 }
 
 # Step: bench_spmv (every matrix, kernel, shape and candidate), its matrices dumped for
@@ -409,8 +356,12 @@ step_sanitizer() {
   fi
   while IFS= read -r line; do [[ -n "$line" ]] && lines+=("$line"); done < <(sanitizer_binaries)
   if (( ${#lines[@]} == 0 )); then
-    add "sanitizer: no test binaries found under $BUILD_DIR/tests/core"; fail_step sanitizer; return
+    add "sanitizer: no cases labelled sanitize in $BUILD_DIR (ctest -L sanitize -N)"; fail_step sanitizer; return
   fi
+  for line in "${lines[@]}"; do
+    local cases=${line#*$'\t'}
+    add "sanitizer: $(basename "${line%%$'\t'*}") runs $(( $(tr -cd ':' <<<"$cases" | wc -c) + 1 )) cases"
+  done
   start_log "$log"
   # Small sizes under the sanitizers (the compaction tests read it; the caller's value wins).
   local small=${SCANKIT_TEST_SMALL-1}

@@ -515,6 +515,9 @@ TEST(SortArguments, RejectedBeforeAnyLaunch) {
   bad_range.begin_bit = -1;
   bad_range.end_bit = 8;
   EXPECT_THROW(sort_keys(in.data(), out.data(), n, nullptr, nullptr, bad_range), scankit::error);
+  bad_range.begin_bit = 0;
+  bad_range.end_bit = -2;  // only -1 means every bit
+  EXPECT_THROW(sort_keys(in.data(), out.data(), n, nullptr, nullptr, bad_range), scankit::error);
   EXPECT_THROW(sort_keys(in.data(), out.data(), -1), scankit::error);
   EXPECT_THROW(sort_keys(static_cast<const std::uint32_t*>(nullptr), out.data(), n), scankit::error);
   EXPECT_THROW(sort_keys(in.data(), static_cast<std::uint32_t*>(nullptr), n), scankit::error);

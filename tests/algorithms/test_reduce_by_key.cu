@@ -230,6 +230,39 @@ TEST(ReduceByKey, BadArgumentsThrowBeforeLaunch) {
   EXPECT_TRUE(equal_vectors(std::vector<float>(n, 2.0f), values.download()));
 }
 
+// Outputs sized for the runs, side by side in one allocation, are accepted and filled; outputs that
+// share their first item, or reach an input within n items, are refused.
+TEST(ReduceByKey, OutputsSizedForTheRunsSideBySide) {
+  SCANKIT_REQUIRE_GPU();
+  const std::int64_t n = 1000, run_length = 100, r = n / run_length;
+  std::vector<std::int32_t> k(n);
+  for (std::int64_t i = 0; i < n; ++i) k[i] = static_cast<std::int32_t>(i / run_length);
+  device_buffer<std::int32_t> keys(k);
+  device_buffer<std::int32_t> values(std::vector<std::int32_t>(n, 3));
+  device_buffer<std::int32_t> both(2 * r + 1);  // unique keys, then the sums, then a guard word
+  device_buffer<std::int64_t> runs(1);
+  both.poison();
+  std::int32_t* unique = both.data();
+  std::int32_t* sums = both.data() + r;
+  scankit::reduce_by_key(keys.data(), values.data(), unique, sums, runs.data(), n);
+  const std::vector<std::int32_t> got = both.download();
+  EXPECT_EQ(runs.download()[0], r);
+  for (std::int64_t j = 0; j < r; ++j) {
+    EXPECT_EQ(got[j], j);
+    EXPECT_EQ(got[r + j], 3 * run_length);
+  }
+  EXPECT_EQ(static_cast<std::uint32_t>(got[2 * r]), 0xA5A5A5A5u);  // nothing after the runs
+  EXPECT_THROW(scankit::reduce_by_key(keys.data(), values.data(), unique, unique, runs.data(), n), error);
+  EXPECT_THROW(scankit::reduce_by_key(keys.data(), values.data(), unique, sums,
+                                      reinterpret_cast<std::int64_t*>(sums), n),
+               error);
+  // An output that ends before the keys but would reach them at n items.
+  device_buffer<std::int32_t> joined(2 * n);
+  SCANKIT_CUDA_CHECK(cudaMemcpy(joined.data() + n, keys.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToDevice));
+  EXPECT_THROW(scankit::reduce_by_key(joined.data() + n, values.data(), joined.data() + n - r, sums, runs.data(), n),
+               error);
+}
+
 struct key_of_thousand {
   __host__ __device__ long long operator()(long long i) const { return i / 1000; }
 };

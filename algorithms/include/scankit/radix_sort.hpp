@@ -6,7 +6,11 @@
 //   sort_pairs(keys_in, keys_out, values_in, values_out, n), and the double-buffer form
 //   argsort(keys_in, keys_out, indices_out, n)      the permutation (int32 or int64 indices) that
 //                                                   sorts the keys; keys_out may be null
-//   *_workspace_bytes(...)                          bytes of workspace the same call needs
+//   *_workspace_bytes(...)                          bytes of workspace the same call needs; its
+//                                                   pointers are type tags and are not read, but
+//                                                   for argsort's keys_out: null there (the sorted
+//                                                   keys then live in the workspace) needs more, so
+//                                                   pass it as the call will
 //
 // Stable least-significant-digit radix sort, 8 bits per pass: equal keys keep their input order
 // (also descending). Integers sort by value; floating-point keys by float_order::total by default

@@ -8,8 +8,11 @@
 // aggregates[0..r) are written, nothing after them. Keys: 32- and 64-bit integers, equal when
 // their bits are; values: int32, int64, float, double; operators: scan_op::plus, maximum, minimum
 // (others, user types, key comparisons and iterators: scankit/device/reduce_by_key.cuh, nvcc).
-// n < 2^32. The outputs must not overlap the inputs or each other. Bad arguments throw
-// scankit::error before anything is enqueued; work is enqueued on `stream`.
+// n < 2^32. The outputs must not overlap the inputs or each other: unique_keys and aggregates need
+// room for r items each and may sit side by side in one allocation sized for r. Since r is found on
+// the device, the checks before the launch see only part of that: an output whose first n items
+// reach an input, or outputs (and `runs`) that share their first item, are refused. Bad arguments
+// throw scankit::error before anything is enqueued; work is enqueued on `stream`.
 #pragma once
 
 #include <cstddef>

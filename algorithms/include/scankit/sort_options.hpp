@@ -30,7 +30,8 @@ enum class sort_strategy {
 struct sort_options {
   sort_order order = sort_order::ascending;
   // Sort by bits [begin_bit, end_bit) of the key's ordered bits (for integers: of the value, sign
-  // bit flipped for signed types; for floats: of the order above). end_bit < 0 means every bit.
+  // bit flipped for signed types; for floats: of the order above). end_bit == -1 (the default)
+  // means every bit; other negative values are an error.
   int begin_bit = 0;
   int end_bit = -1;
   float_order floats = float_order::total;

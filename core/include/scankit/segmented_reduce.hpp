@@ -8,6 +8,10 @@
 //     An empty segment gives empty_value, or without one the operator's identity (0 for plus, the
 //     lowest value for maximum, the highest for minimum; -inf / +inf for floating point).
 //
+// NaN: maximum and minimum compare with < (a < b ? b : a, as thrust::maximum and CUB's Max), which
+// is not associative once a NaN takes part; a segment holding a NaN gives a NaN or one of its other
+// values, and which one may change with the size, the GPU and from run to run. Filter NaN out first
+// where it matters (or take scankit::arg_max / arg_min, where a NaN beats every number).
 // Values: int32, int64, float, double; operators: scan_op::plus, maximum, minimum (the others,
 // user types, operators and iterators: scankit/device/segmented_reduce.cuh, nvcc). One pass over
 // the values whatever the segment lengths. The offsets are not checked on the device: out-of-order

@@ -16,6 +16,10 @@
 // Values: int32, int64, float, double; operators: scan_op::plus, maximum, minimum (the others, user
 // types, operators, key comparisons and iterators: scankit/device/segmented_scan.cuh, nvcc).
 // Keys: 32- and 64-bit integers, compared for equality of their bits.
+// NaN: maximum and minimum compare with < (a < b ? b : a, as thrust::maximum and CUB's Max), which
+// is not associative once a NaN takes part; a segment holding a NaN gives a NaN or one of its other
+// values, and which one may change with the size, the GPU and from run to run. Filter NaN out first
+// where it matters (or take scankit::arg_max / arg_min, where a NaN beats every number).
 // Pointers are device pointers; `n` is a 64-bit count; work is enqueued on `stream` and the call
 // returns without synchronising. `out == values` (in place) is allowed; any other overlap, with
 // the values, the flags or the keys, is rejected. Bad arguments throw scankit::error before

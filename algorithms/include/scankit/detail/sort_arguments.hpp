@@ -12,12 +12,12 @@
 
 namespace scankit::detail {
 
-// The bit range a sort of keys with `key_bits` ordered bits takes: [begin_bit, end_bit), end_bit < 0
-// meaning key_bits. Throws unless 0 <= begin_bit <= end_bit <= key_bits.
+// The bit range a sort of keys with `key_bits` ordered bits takes: [begin_bit, end_bit), end_bit == -1
+// meaning key_bits. Throws unless 0 <= begin_bit <= end_bit <= key_bits (so other negative values too).
 inline void resolve_bit_range(const char* function, const sort_options& options, int key_bits, int& begin_bit,
                               int& end_bit) {
   begin_bit = options.begin_bit;
-  end_bit = options.end_bit < 0 ? key_bits : options.end_bit;
+  end_bit = options.end_bit == -1 ? key_bits : options.end_bit;
   if (begin_bit < 0 || begin_bit > end_bit || end_bit > key_bits) {
     throw error(std::string(function) + ": bit range [" + std::to_string(options.begin_bit) + ", " +
                 std::to_string(options.end_bit) + ") is outside the key's " + std::to_string(key_bits) +

@@ -66,7 +66,8 @@ struct spmv_options {
   int vector_width = 0;  // lanes per row for the vector kernel: 0 = from the mean row length, else 2..32
   // Column blocks of a plan (non-transposed, merge path): 0 = automatic (x larger than the L2, at
   // least 4 nonzeros per row on average, and most sampled columns far from the diagonal), 1 =
-  // none, 2..64 = that many (the kernel is then merge_path). Calls without a plan ignore it.
+  // none, 2..64 = that many (the kernel is then merge_path). Calls without a plan cut no blocks but
+  // check it as a plan would: outside 0..64, or above 1 with A^T or the vector kernel, throws.
   int column_blocks = 0;
 };
 
