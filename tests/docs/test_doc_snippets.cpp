@@ -21,6 +21,7 @@
 
 #include <cuda_runtime.h>  // cudaMalloc(T**, size_t), as a CUDA program has it
 
+#include "scankit/compact.hpp"
 #include "scankit/lab/scan_lab.hpp"
 #include "scankit/radix_sort.hpp"
 #include "scankit/reduce.hpp"
@@ -140,6 +141,33 @@ void readme_lab(const float* d_in, float* d_out, std::int64_t n, cudaStream_t st
   opt.strategy = scankit::scan_strategy::reduce_then_scan;     // or three_launch, chained, decoupled_look_back
   opt.block_algorithm = scankit::block_scan_algorithm::brent_kung;
   scankit::lab::inclusive_scan(d_in, d_out, n, scankit::scan_op::plus, stream, &ws, opt);
+}
+
+// ---------------------------------------------------------------------------------------------
+// docs/compaction.md
+
+// "API".
+void compaction_api(const float* d_temps, float* d_kept, double* d_values, const std::int32_t* d_rows,
+                    const float* d_load, std::int32_t* d_rows_out, const std::uint8_t* d_flags,
+                    const std::uint32_t* d_ids, std::uint32_t* d_ids_out, std::int64_t n, cudaStream_t stream) {
+  std::int64_t* d_count;                                     // device memory: receives the count
+  cudaMalloc(&d_count, sizeof(std::int64_t));
+  scankit::workspace ws;                                     // reusable temporary storage
+
+  scankit::select_if(d_temps, d_kept, d_count, n, scankit::keep_in_range<float>{-40.f, 60.f}, stream, &ws);
+  scankit::select_if(d_values, d_values, d_count, n, scankit::keep_not_nan<double>{}, stream, &ws);  // in place
+  scankit::select_flagged(d_temps, d_flags, d_kept, d_count, n, stream, &ws);                       // flags[i] != 0
+  scankit::select_by_stencil(d_rows, d_load, d_rows_out, d_count, n, scankit::keep_in_range<float>{0.f, 1.f});
+  scankit::partition_if(d_temps, d_kept, d_count, n, scankit::keep_in_range<float>{0.f, 1.f});  // rejected reversed at the back
+  scankit::unique(d_ids, d_ids_out, d_count, n);                         // drop consecutive duplicates
+
+  std::int64_t kept = scankit::select_if_count_host(d_temps, d_kept, n, scankit::keep_in_range<float>{-40.f, 60.f},
+                                                    stream);  // SYNCHRONISES
+
+  scankit::compact_options o;
+  o.strategy = scankit::compact_strategy::three_step;   // the textbook version (default: single_pass)
+  (void)kept;
+  (void)o;
 }
 
 // ---------------------------------------------------------------------------------------------
