@@ -140,7 +140,7 @@ TEST(WorkspaceBytes, CallerMemoryReportsItsCapacity) {
 }
 
 // The tile of the precompiled default path: 256 threads x 16 KiB per tile (scan_tuning in
-// scankit/device/device/scan_policy.cuh), i.e. 16384 / sizeof(T) items for values up to 8 bytes.
+// scankit/device/policy/scan_policy.cuh), i.e. 16384 / sizeof(T) items for values up to 8 bytes.
 template <class T>
 constexpr std::int64_t default_tile() {
   return 16384 / static_cast<std::int64_t>(sizeof(T));

@@ -12,11 +12,12 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
-#include "scankit/device/device/scan_dispatch.cuh"
+#include "scankit/device/dispatch/scan_dispatch.cuh"
 #include "scankit/device/sparse/csr_check_kernels.cuh"
 #include "scankit/device/sparse/spmv_dispatch.cuh"
 #include "scankit/device/sparse/spmv_transpose_kernel.cuh"
 #include "scankit/device/util/launch.cuh"
+#include "scankit/device/tuning/tuning_spmv.cuh"
 #include "scankit/error.hpp"
 #include "scankit/sparse/csr_build.hpp"
 #include "scankit/sparse/spmv.hpp"
@@ -28,16 +29,15 @@ namespace spmv_impl {
 
 namespace dd = scankit::device_detail;
 
-// The merge-path tile: 512 threads x 3 positions, the shared-memory carveout just what the
-// occupancy needs (docs/tuning.md).
+// The tuned shapes (scankit/device/tuning/tuning_spmv.cuh).
+using spmv_table = dd::tuning::spmv_tuning_table;
 template <class Index, class Value>
-using merge_policy = dd::spmv_merge_policy<512, 3>;
-// The vector kernel: 256 threads, each group with 4 rows in flight and 2 x width nonzeros of each
-// loaded ahead (docs/tuning.md).
-constexpr int vector_block_threads = 256;
-constexpr int vector_rows_in_flight = 4;
-constexpr int vector_chunks = 2;
-constexpr int transpose_items_per_thread = 8;
+using merge_policy =
+    dd::spmv_merge_policy<spmv_table::merge_path::block_threads, spmv_table::merge_path::items_per_thread>;
+constexpr int vector_block_threads = spmv_table::vector::block_threads;
+constexpr int vector_rows_in_flight = spmv_table::vector::rows_in_flight;
+constexpr int vector_chunks = spmv_table::vector::chunks;
+constexpr int transpose_items_per_thread = spmv_table::transpose::items_per_thread;
 
 template <class Index, class Value>
 long long merge_tiles(const csr_view<Index, Value>& m) {

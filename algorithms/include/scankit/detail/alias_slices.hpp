@@ -6,17 +6,19 @@
 
 #include <cstdint>
 
+#include "scankit/device/tuning/tuning_sampling.cuh"
 #include "scankit/sampling.hpp"
 
 namespace scankit::device_detail::sampling {
 
-// Tables up to this size are drawn in one pass. Larger ones want slices of this share of L2; if
-// that is at most alias_max_wanted_slices, they take that many up to alias_max_slices (each slice
-// computes every draw's Philox block again), and one pass beyond (docs/tuning.md).
-constexpr long long alias_unsliced_bytes = 16ll << 20;
-constexpr double alias_slice_l2_share = 0.9;
-constexpr int alias_max_slices = 3;
-constexpr int alias_max_wanted_slices = 5;
+// Tables up to alias_unsliced_bytes are drawn in one pass. Larger ones want slices of
+// alias_slice_l2_share of L2; if that is at most alias_max_wanted_slices, they take that many up to
+// alias_max_slices (each slice computes every draw's Philox block again), and one pass beyond
+// (tuning_sampling.cuh).
+constexpr long long alias_unsliced_bytes = tuning::sampling_tuning_table::alias_draws::unsliced_bytes;
+constexpr double alias_slice_l2_share = tuning::sampling_tuning_table::alias_draws::slice_l2_share;
+constexpr int alias_max_slices = tuning::sampling_tuning_table::alias_draws::max_slices;
+constexpr int alias_max_wanted_slices = tuning::sampling_tuning_table::alias_draws::max_wanted_slices;
 
 // How many slices the draws from a table of `bins` buckets take (asks the device for its L2).
 int alias_slices(std::int64_t bins, std::int64_t count);

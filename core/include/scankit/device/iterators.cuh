@@ -17,7 +17,7 @@
 #include <thrust/iterator/detail/normal_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-#include "scankit/device/device/staged_input.cuh"
+#include "scankit/device/kernel/staged_input.cuh"
 
 namespace scankit::device_detail {
 

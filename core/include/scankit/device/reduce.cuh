@@ -16,7 +16,7 @@
 #include <iterator>
 #include <type_traits>
 
-#include "scankit/device/device/reduce_dispatch.cuh"
+#include "scankit/device/dispatch/reduce_dispatch.cuh"
 #include "scankit/device/iterators.cuh"
 #include "scankit/operators.hpp"
 #include "scankit/reduce_operators.hpp"

@@ -24,7 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "scankit/device/device/scan_dispatch.cuh"
+#include "scankit/device/dispatch/scan_dispatch.cuh"
 #include "scankit/device/iterators.cuh"
 #include "scankit/operators.hpp"
 

@@ -4,7 +4,7 @@
 // each type and operator used; production code includes scan.cuh instead.
 #pragma once
 
-#include "scankit/device/device/scan_textbook.cuh"
+#include "scankit/device/kernel/scan_textbook.cuh"
 #include "scankit/device/scan.cuh"
 
 namespace scankit::device::lab {

@@ -22,8 +22,8 @@
 
 #include <cstdint>
 
-#include "scankit/device/device/segment_heads.cuh"
-#include "scankit/device/device/segmented_scan_dispatch.cuh"
+#include "scankit/device/kernel/segment_heads.cuh"
+#include "scankit/device/dispatch/segmented_scan_dispatch.cuh"
 #include "scankit/device/iterators.cuh"
 #include "scankit/device/scan.cuh"
 #include "scankit/segmented_operators.hpp"

@@ -1,10 +1,12 @@
-// Device layer (compaction): the compile-time shape of a compaction tile and its tuning.
+// Device layer (compaction): the compile-time shape of a compaction tile, and the tuned shapes
+// filled from the tuning table (scankit/device/tuning/tuning_compact.cuh).
 #pragma once
 
 #include <cstddef>
 #include <type_traits>
 
 #include "scankit/device/tile/look_back.cuh"
+#include "scankit/device/tuning/tuning_compact.cuh"
 
 namespace scankit::device {
 struct tuned;  // the tag "use the tuned shape" (defined in scankit/device/scan.cuh)
@@ -16,11 +18,12 @@ namespace scankit::device_detail {
 // one 32-bit mask, hence at most 32 items per thread. Any type with these members (for example
 // scankit::device::policy<B, K> of the scan engine) serves as a compaction policy.
 // The kernel prefetches into L2 the tile that lies PrefetchBytesAhead bytes (of the widest array)
-// after the one it draws (0: none); 4 MiB as for the scan (scan_policy.cuh).
+// after the one it draws (0: none); by default the tuned distance (tuning_compact.cuh).
 // LookBackWarp: one more warp per block looks back while the BlockThreads threads load, flag,
 // count and gather the tile (compact_tiles_kernel.cuh).
 template <int BlockThreads, int ItemsPerThread, unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024,
-          int PrefetchBytesAhead = 4 << 20, bool LookBackWarp = false>
+          int PrefetchBytesAhead = tuning::compact_tuning_table::prefetch_bytes_ahead,
+          bool LookBackWarp = false>
 struct compact_policy {
   static_assert(BlockThreads >= 32 && BlockThreads % 32 == 0 && BlockThreads + (LookBackWarp ? 32 : 0) <= 1024,
                 "the block must be whole warps, at most 1024 threads");
@@ -54,8 +57,8 @@ constexpr int compact_launch_threads = Policy::block_threads + (look_back_warp_o
 // memory by one bulk copy; MinBlocksPerSm goes to __launch_bounds__ (it caps registers).
 // items_per_thread (the tile's items per thread) serves the sinks' coalesced stores.
 template <int BlockThreads, int ChunksPerThread, int ItemBytes, int MinBlocksPerSm = 1,
-          int PrefetchBytesAhead = 4 << 20, bool LookBackWarp = false, unsigned BackoffFirstNs = 32,
-          unsigned BackoffMaxNs = 1024>
+          int PrefetchBytesAhead = tuning::compact_tuning_table::prefetch_bytes_ahead, bool LookBackWarp = false,
+          unsigned BackoffFirstNs = 32, unsigned BackoffMaxNs = 1024>
 struct staged_compact_policy {
   static_assert(ItemBytes >= 1 && ItemBytes <= 16 && 16 % ItemBytes == 0,
                 "the staged kernel needs an item size that divides 16 bytes");
@@ -82,25 +85,16 @@ constexpr bool is_staged_compact_policy<Policy, std::void_t<decltype(Policy::sta
 // The public form (scankit::device::staged_compact): the shape without the item size, which the
 // call supplies (resolved_selection_policy, below).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false,
-          int PrefetchBytesAhead = 4 << 20>
+          int PrefetchBytesAhead = tuning::compact_tuning_table::prefetch_bytes_ahead>
 struct staged_compact_shape {
   template <std::size_t ItemBytes>
   using policy = staged_compact_policy<BlockThreads, ChunksPerThread, static_cast<int>(ItemBytes), MinBlocksPerSm,
                                        PrefetchBytesAhead, LookBackWarp>;
 };
 
-// Register kernel: 256 threads and tiles of 32 KiB of the widest array the pass reads per item
-// (the items, a stencil, or the keys/values of unique_by_key), so the scatter buffer in shared
-// memory is 32 KiB too; passes that buffer two arrays (unique_by_key) take half that each, to stay
-// in static shared memory (docs/tuning.md). 1-byte items stop at 32 per thread (8 KiB tiles): the
-// selection mask has 32 bits.
+// The register kernel's tuned shape for the widest per-item array (tuning_compact.cuh).
 template <std::size_t WidestBytes, int BufferedArrays = 1>
-struct compact_tuning {
-  static constexpr int block_threads = 256;
-  static constexpr int tile_bytes = 32768 / BufferedArrays;
-  static constexpr int by_size = static_cast<int>(tile_bytes / block_threads / WidestBytes);
-  static constexpr int items_per_thread = by_size < 1 ? 1 : (by_size > 32 ? 32 : by_size);
-};
+using compact_tuning = tuning::compact_tuning_table::register_kernel<WidestBytes, BufferedArrays>;
 
 template <std::size_t WidestBytes, int BufferedArrays = 1>
 using tuned_compact_policy = compact_policy<compact_tuning<WidestBytes, BufferedArrays>::block_threads,
@@ -118,15 +112,9 @@ using resolved_compact_policy =
 template <std::size_t ItemBytes>
 constexpr bool compact_stageable = ItemBytes <= 16 && 16 % ItemBytes == 0;
 
-// Staged kernel: 256 threads x 8 chunks (32 KiB tiles) at 6 blocks per SM; 1-byte items at 5;
-// 4- and 8-byte items 10 chunks (40 KiB tiles) at 5 (docs/tuning.md, "Compaction").
+// The staged kernel's tuned shape (tuning_compact.cuh).
 template <std::size_t ItemBytes>
-struct staged_compact_tuning {
-  static constexpr bool wide_tiles = ItemBytes == 4 || ItemBytes == 8;
-  static constexpr int block_threads = 256;
-  static constexpr int chunks_per_thread = wide_tiles ? 10 : 8;
-  static constexpr int min_blocks_per_sm = ItemBytes == 1 || wide_tiles ? 5 : 6;
-};
+using staged_compact_tuning = tuning::compact_tuning_table::staged_kernel<ItemBytes>;
 
 template <std::size_t ItemBytes>
 using tuned_staged_compact_policy =

@@ -26,8 +26,8 @@
 
 namespace scankit::device_detail::sampling {
 
-// Draws per thread whose table reads are in flight before their stores (docs/tuning.md).
-constexpr int alias_draws_per_thread = 8;
+// Draws per thread whose table reads are in flight before their stores (tuning_sampling.cuh).
+constexpr int alias_draws_per_thread = tuning::sampling_tuning_table::alias_draws::draws_per_thread;
 
 // The draws whose bucket lies in [lo, hi) of the n buckets; the others are left as they are.
 __global__ void __launch_bounds__(draw_threads) alias_draw_kernel(const alias_header* header,

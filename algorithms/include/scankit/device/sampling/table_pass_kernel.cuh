@@ -14,14 +14,15 @@
 
 #include "scankit/device/sampling/table_tile.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
+#include "scankit/device/tuning/tuning_sampling.cuh"
 #include "scankit/device/util/l2_prefetch.cuh"
 
 namespace scankit::device_detail::sampling {
 
-// Blocks per SM to fit: enough tiles in flight to cover the memory latency (docs/tuning.md).
-constexpr int table_pass_min_blocks = 5;
-// How far ahead of its own tile a block asks L2 for weights (l2_prefetch.cuh, docs/tuning.md).
-constexpr long long table_prefetch_bytes_ahead = 2 << 20;
+// Blocks per SM to fit, and how far ahead of its own tile a block asks L2 for weights
+// (l2_prefetch.cuh): tuning_sampling.cuh.
+constexpr int table_pass_min_blocks = tuning::sampling_tuning_table::table_pass::min_blocks_per_sm;
+constexpr long long table_prefetch_bytes_ahead = tuning::sampling_tuning_table::table_pass::prefetch_bytes_ahead;
 
 template <class T>
 __global__ void __launch_bounds__(table_threads, table_pass_min_blocks) table_pass_kernel(const T* w, std::int64_t n, table_header* header,

@@ -1,9 +1,11 @@
-// Device layer of the radix sort: the compile-time shape of a digit pass and the tuned shapes.
+// Device layer of the radix sort: the compile-time shape of a digit pass, and the tuned shapes
+// filled from the tuning table (scankit/device/tuning/tuning_sort.cuh).
 #pragma once
 
 #include <cstddef>
 
 #include "scankit/device/tile/look_back.cuh"
+#include "scankit/device/tuning/tuning_sort.cuh"
 
 namespace scankit::device_detail {
 
@@ -48,23 +50,25 @@ struct radix_block_sort_policy {
   static constexpr int radix = 256;
 };
 
-// Tuned for the H200 (docs/tuning.md).
+// The tuned shapes for keys of KeyBytes and values of ValueBytes (tuning_sort.cuh).
 template <std::size_t KeyBytes, std::size_t ValueBytes>
 struct radix_sort_tuning {
-  static constexpr std::size_t item_bytes = KeyBytes + ValueBytes;
-  static constexpr int items_per_thread = item_bytes <= 4 ? 24 : KeyBytes == 4 && ValueBytes == 4 ? 18 : 16;
-  static constexpr int min_blocks_per_sm = item_bytes <= 8 ? 3 : 2;
-  // Keys-only sorts prefetch the keys of the tile 32 tickets ahead into L2; pairs do not.
-  static constexpr int prefetch_tiles_ahead = ValueBytes == 0 ? 32 : 0;
-  using pass = radix_pass_policy<384, items_per_thread, 8, min_blocks_per_sm, 32, 1024, 4, true, prefetch_tiles_ahead>;
+  using entry = tuning::sort_tuning_table::pass_kernel<KeyBytes, ValueBytes>;
+  static constexpr std::size_t item_bytes = entry::item_bytes;
+  static constexpr int items_per_thread = entry::items_per_thread;
+  static constexpr int min_blocks_per_sm = entry::min_blocks_per_sm;
+  static constexpr int prefetch_tiles_ahead = entry::prefetch_tiles_ahead;
+  using pass = radix_pass_policy<entry::block_threads, items_per_thread, entry::radix_bits, min_blocks_per_sm, 32, 1024,
+                                 entry::look_back_window, entry::small_sorts_in_one_block, prefetch_tiles_ahead>;
   // Sorts of at most block::tile_items keys run in one block (radix_block_sort.cuh).
-  using block = radix_block_sort_policy<1024, item_bytes <= 4 ? 16 : item_bytes <= 8 ? 12 : item_bytes <= 16 ? 8 : 6>;
+  using block = radix_block_sort_policy<tuning::sort_tuning_table::block_sort<item_bytes>::block_threads,
+                                        tuning::sort_tuning_table::block_sort<item_bytes>::items_per_thread>;
 };
 
-// The histogram pass (every digit of every pass from one read of the keys).
+// The histogram pass (every digit of every pass from one read of the keys; tuning_sort.cuh).
 struct radix_histogram_policy {
-  static constexpr int block_threads = 256;
-  static constexpr int items_per_thread = 16;
+  static constexpr int block_threads = tuning::sort_tuning_table::histogram::block_threads;
+  static constexpr int items_per_thread = tuning::sort_tuning_table::histogram::items_per_thread;
   static constexpr int tile_items = block_threads * items_per_thread;
 };
 

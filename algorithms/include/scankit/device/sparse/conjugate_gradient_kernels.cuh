@@ -14,7 +14,7 @@
 
 #include <cmath>
 
-#include "scankit/device/device/reduce_kernel.cuh"  // block_reduce_present, load_partial
+#include "scankit/device/kernel/reduce_kernel.cuh"  // block_reduce_present, load_partial
 #include "scankit/device/tile/tile_ticket.cuh"
 #include "scankit/device/warp/warp_reduce.cuh"
 

@@ -12,8 +12,8 @@
 // before this one starts (stream order); each row gets one add, from the one run that ends on it.
 #pragma once
 
-#include "scankit/device/device/segment_heads.cuh"
-#include "scankit/device/device/segmented_scan_kernel.cuh"
+#include "scankit/device/kernel/segment_heads.cuh"
+#include "scankit/device/kernel/segmented_scan_kernel.cuh"
 #include "scankit/device/sparse/spmv_merge_kernel.cuh"
 #include "scankit/operators.hpp"
 

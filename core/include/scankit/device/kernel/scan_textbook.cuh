@@ -10,7 +10,7 @@
 // Inputs that fit in one tile take one launch with one block, whatever the strategy.
 #pragma once
 
-#include "scankit/device/device/scan_dispatch.cuh"
+#include "scankit/device/dispatch/scan_dispatch.cuh"
 #include "scankit/operators.hpp"
 
 namespace scankit::device_detail {

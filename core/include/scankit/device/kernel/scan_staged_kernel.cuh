@@ -21,8 +21,8 @@
 #include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/block/tile_stage.cuh"
-#include "scankit/device/device/scan_tiles_args.cuh"
-#include "scankit/device/device/staged_input.cuh"
+#include "scankit/device/kernel/scan_tiles_args.cuh"
+#include "scankit/device/kernel/staged_input.cuh"
 #include "scankit/device/thread/thread_scan.cuh"
 #include "scankit/device/thread/value_lanes.cuh"
 

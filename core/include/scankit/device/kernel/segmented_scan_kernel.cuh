@@ -19,7 +19,7 @@
 #include "scankit/device/block/block_barrier.cuh"
 #include "scankit/device/block/block_scan.cuh"
 #include "scankit/device/block/tile_io.cuh"
-#include "scankit/device/device/scan_kernels.cuh"
+#include "scankit/device/kernel/scan_kernels.cuh"
 #include "scankit/device/tile/tile_extent.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
 #include "scankit/segmented_operators.hpp"

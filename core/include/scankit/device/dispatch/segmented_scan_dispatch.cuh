@@ -10,10 +10,10 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
-#include "scankit/device/device/scan_dispatch.cuh"
-#include "scankit/device/device/segment_offsets.cuh"
-#include "scankit/device/device/segmented_reduce_kernel.cuh"
-#include "scankit/device/device/segmented_scan_kernel.cuh"
+#include "scankit/device/dispatch/scan_dispatch.cuh"
+#include "scankit/device/kernel/segment_offsets.cuh"
+#include "scankit/device/kernel/segmented_reduce_kernel.cuh"
+#include "scankit/device/kernel/segmented_scan_kernel.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
 #include "scankit/workspace.hpp"

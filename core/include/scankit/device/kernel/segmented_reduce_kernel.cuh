@@ -9,8 +9,8 @@
 // each with its status (tile_state.cuh); the outputs are read by later launches only.
 #pragma once
 
-#include "scankit/device/device/segment_offsets.cuh"
-#include "scankit/device/device/segmented_scan_kernel.cuh"
+#include "scankit/device/kernel/segment_offsets.cuh"
+#include "scankit/device/kernel/segmented_scan_kernel.cuh"
 #include "scankit/device/tile/tile_extent.cuh"
 
 namespace scankit::device_detail {

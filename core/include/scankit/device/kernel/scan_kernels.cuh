@@ -15,7 +15,7 @@
 
 #include "scankit/device/block/block_scan.cuh"
 #include "scankit/device/block/tile_io.cuh"
-#include "scankit/device/device/scan_tiles_args.cuh"
+#include "scankit/device/kernel/scan_tiles_args.cuh"
 #include "scankit/device/thread/thread_scan.cuh"
 #include "scankit/device/tile/tile_extent.cuh"
 

@@ -20,9 +20,9 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
-#include "scankit/device/device/scan_kernels.cuh"
-#include "scankit/device/device/scan_policy.cuh"
-#include "scankit/device/device/scan_staged_kernel.cuh"
+#include "scankit/device/kernel/scan_kernels.cuh"
+#include "scankit/device/policy/scan_policy.cuh"
+#include "scankit/device/kernel/scan_staged_kernel.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/device_features.hpp"
 #include "scankit/error.hpp"

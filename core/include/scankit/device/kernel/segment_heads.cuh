@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "scankit/device/block/tile_io.cuh"
-#include "scankit/device/device/scan_kernels.cuh"
+#include "scankit/device/kernel/scan_kernels.cuh"
 #include "scankit/device/iterators.cuh"
 #include "scankit/device/util/shuffle.cuh"
 

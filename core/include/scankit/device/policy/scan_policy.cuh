@@ -1,11 +1,12 @@
-// Device layer: the compile-time shape of a scan (block size, coarsening, block algorithm) and
-// the tuned shape per value size. Tuning lives here, next to nothing else.
+// Device layer: the compile-time shape of a scan (block size, coarsening, block algorithm), and
+// the tuned shapes filled from the tuning table (scankit/device/tuning/tuning_scan.cuh).
 #pragma once
 
 #include <cstddef>
 #include <type_traits>
 
 #include "scankit/device/tile/look_back.cuh"
+#include "scankit/device/tuning/tuning_scan.cuh"
 #include "scankit/scan_options.hpp"
 
 namespace scankit::device_detail {
@@ -27,17 +28,9 @@ struct scan_policy {
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
 };
 
-// Tuned for the H200 (sm_90): 256 threads and 16 KiB tiles (at that tile size a plain copy
-// kernel reaches 0.96 of cudaMemcpy on this GPU), so the coarsening factor follows the value size.
+// The register kernel's tuned shape (tuning_scan.cuh).
 template <class T>
-struct scan_tuning {
-  static constexpr int block_threads = 256;
-  static constexpr int tile_bytes = 16384;
-  static constexpr int items_per_thread =
-      sizeof(T) >= 16 ? 4 : (tile_bytes / block_threads) / static_cast<int>(sizeof(T));
-  // 4-byte values: 5 blocks of 256 per SM (docs/tuning.md). Wider coarsening is not capped.
-  static constexpr int min_blocks_per_sm = sizeof(T) == 4 ? 5 : 0;
-};
+using scan_tuning = tuning::scan_tuning_table::register_kernel<T>;
 
 // The staged single-pass kernel's shape: BlockThreads threads, each owning ChunksPerThread 16-byte
 // chunks of the tile (tile bytes = 16 x BlockThreads x ChunksPerThread, whatever the value type).
@@ -71,22 +64,12 @@ struct staged_scan_policy {
   static constexpr int deterministic_group_tiles = DeterministicGroupTiles;
 };
 
-// Tuned staged shapes for the H200: 32 KiB tiles, an L2 prefetch about 4 MiB ahead, a look-back
-// warp where the block keeps its residency, deterministic groups of 128 tiles for 4-byte values
-// (docs/tuning.md, "Scan: staged kernel").
-constexpr int staged_prefetch_bytes_ahead = 4 << 20;
-
-// The look-back warp's back-off in the decoupled look-back: a constant 512 ns between polls. The
-// warp starts polling while its own tile is still loading, so a doubling back-off from 32 ns would
-// spend its first polls (L2 traffic, where the L2 binds) before anything can have arrived
-// (docs/tuning.md).
-constexpr unsigned look_back_warp_backoff_ns = 512;
-
-// In a small grid (every tile resident at once) the look-back warp polls every 128 ns instead:
-// there the L2 is idle, and 512 ns steps quantise the latency of the whole scan, whose tiles all
-// publish at about the same moment (docs/tuning.md).
-constexpr long long small_grid_tiles = 512;
-constexpr unsigned small_grid_look_back_warp_backoff_ns = 128;
+// The staged kernel's prefetch distance and the look-back warp's back-off (tuning_scan.cuh).
+constexpr int staged_prefetch_bytes_ahead = tuning::scan_tuning_table::staged_prefetch_bytes_ahead;
+constexpr unsigned look_back_warp_backoff_ns = tuning::scan_tuning_table::look_back_warp_backoff_ns;
+constexpr long long small_grid_tiles = tuning::scan_tuning_table::small_grid_tiles;
+constexpr unsigned small_grid_look_back_warp_backoff_ns =
+    tuning::scan_tuning_table::small_grid_look_back_warp_backoff_ns;
 
 // A staged shape with the tuned prefetch distance (also scankit::device::staged, scan.cuh).
 template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool LookBackWarp = false,
@@ -97,43 +80,36 @@ using prefetching_staged_policy =
                        staged_prefetch_bytes_ahead / (BlockThreads * ChunksPerThread * 16), LookBackWarp,
                        DeterministicGroupTiles>;
 
+// The staged kernel's tuned shape (tuning_scan.cuh).
 template <class T>
 struct staged_scan_tuning {
-  using policy = std::conditional_t<
-      sizeof(T) == 4, prefetching_staged_policy<256, 8, 6, true, 1, 128>,
-      std::conditional_t<
-          sizeof(T) == 8, prefetching_staged_policy<224, 8, 1, true>,
-          std::conditional_t<sizeof(T) == 1, prefetching_staged_policy<256, 8, 5, true>,
-                             std::conditional_t<sizeof(T) == 2, prefetching_staged_policy<256, 8>,
-                                                prefetching_staged_policy<128, 4>>>>>;
+  using entry = tuning::scan_tuning_table::staged_kernel<T>;
+  using policy = prefetching_staged_policy<entry::block_threads, entry::chunks_per_thread, entry::min_blocks_per_sm,
+                                           entry::look_back_warp, entry::look_back_tiles_per_lane,
+                                           entry::deterministic_group_tiles>;
 };
 
-// double: 224 + 32 threads x 7 chunks at 4 blocks/SM; its 8-chunk code leaves 3 (docs/tuning.md).
-template <>
-struct staged_scan_tuning<double> {
-  using policy = prefetching_staged_policy<224, 7, 4, true>;
-};
-
-// The segmented scan's register kernel: 256 threads, 16 KiB of the wider of the values and the
-// head items (flags or keys) per tile, at most 32 items per thread (a thread's segment heads are
-// one 32-bit mask); the two tile transposes then fit the 48 KiB of static shared memory.
-// With 4-byte items, registers are capped for 6 blocks per SM (docs/tuning.md).
+// The segmented scan's register kernel (tuning_scan.cuh): a tile of the wider of the values and
+// the head items (flags or keys); the two tile transposes then fit the 48 KiB of static shared
+// memory.
 template <class T, class HeadItem>
 struct segmented_scan_tuning {
   static constexpr std::size_t widest = sizeof(T) > sizeof(HeadItem) ? sizeof(T) : sizeof(HeadItem);
-  static constexpr int items_per_thread = widest >= 64 ? 1 : (64 / widest > 32 ? 32 : static_cast<int>(64 / widest));
-  static constexpr int min_blocks_per_sm = widest == 4 ? 6 : 0;
-  using policy = scan_policy<256, items_per_thread, block_scan_algorithm::warp_of_warps, 32, 1024, min_blocks_per_sm>;
+  using entry = tuning::scan_tuning_table::segmented_kernel<widest>;
+  static constexpr int items_per_thread = entry::items_per_thread;
+  static constexpr int min_blocks_per_sm = entry::min_blocks_per_sm;
+  using policy = scan_policy<entry::block_threads, items_per_thread, block_scan_algorithm::warp_of_warps, 32, 1024,
+                             min_blocks_per_sm>;
 };
 
-// Segments by offsets (the scan and the reduction): the segmented scan's tile; with 4-byte values,
-// registers are capped for 8 blocks per SM (docs/tuning.md).
+// Segments by offsets (the scan and the reduction): the segmented scan's tile, its own register
+// cap (tuning_scan.cuh).
 template <class T>
 struct segmented_offsets_tuning {
   using scan = segmented_scan_tuning<T, unsigned char>;
-  static constexpr int min_blocks_per_sm = sizeof(T) == 4 ? 8 : 0;
-  using policy =
-      scan_policy<256, scan::items_per_thread, block_scan_algorithm::warp_of_warps, 32, 1024, min_blocks_per_sm>;
+  static constexpr int min_blocks_per_sm = tuning::scan_tuning_table::offsets_kernel<sizeof(T)>::min_blocks_per_sm;
+  using policy = scan_policy<scan::entry::block_threads, scan::items_per_thread, block_scan_algorithm::warp_of_warps,
+                             32, 1024, min_blocks_per_sm>;
 };
 
 template <class T, block_scan_algorithm Algorithm = block_scan_algorithm::warp_of_warps>

@@ -13,17 +13,18 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
-#include "scankit/device/device/reduce_kernel.cuh"
+#include "scankit/device/kernel/reduce_kernel.cuh"
+#include "scankit/device/tuning/tuning_scan.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
 #include "scankit/workspace.hpp"
 
 namespace scankit::device_detail {
 
-// 512 threads, 64 bytes of items per thread and warp tile step, warp tiles taken in turn across
-// the grid (docs/tuning.md).
+// The tuned shape (tuning_scan.cuh): warp tiles taken in turn across the grid.
 template <class Item>
-using reduce_tuning = reduce_policy<512, sizeof(Item) >= 64 ? 1 : static_cast<int>(64 / sizeof(Item))>;
+using reduce_tuning = reduce_policy<tuning::scan_tuning_table::reduce_kernel<sizeof(Item)>::block_threads,
+                                    tuning::scan_tuning_table::reduce_kernel<sizeof(Item)>::items_per_thread>;
 
 // Blocks of `Kernel` resident on the current device at once (asked once per device).
 template <auto Kernel, int BlockThreads>

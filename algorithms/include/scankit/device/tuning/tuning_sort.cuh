@@ -1,0 +1,61 @@
+// The radix sort's tuned shapes: the onesweep digit pass, the one-block sort of small inputs and
+// the histogram pass. One entry per GPU generation (scankit/device/tuning/gpu_arch.hpp), numbers
+// only: the shape templates they fill are in device/sort/sort_policy.cuh. Each entry names the
+// benchmark file it rests on; docs/tuning.md ("Radix sort") tells the measurements.
+#pragma once
+
+#include <cstddef>
+
+#include "scankit/device/tuning/gpu_arch.hpp"
+
+namespace scankit::device_detail::tuning {
+
+template <gpu_arch Arch>
+struct sort_entry;
+
+template <>
+struct sort_entry<gpu_arch::sm90> {
+  static constexpr const char* measured_in = "bench/results/h200-2026-12-01-a334719-bench_sort-shapes.json";
+
+  // The digit pass: 384 threads ranking 8-bit digits; 24 keys per thread for items of up to 4
+  // bytes, 18 for 4-byte keys with 4-byte values, 16 above; registers capped for 3 blocks per SM
+  // up to 8 bytes per item, 2 above; each digit's look-back reads 4 predecessors a step;
+  // keys-only sorts ask L2 for the keys of the tile 32 tickets ahead, pairs for nothing.
+  template <std::size_t KeyBytes, std::size_t ValueBytes>
+  struct pass_kernel {
+    static constexpr std::size_t item_bytes = KeyBytes + ValueBytes;
+    static constexpr int block_threads = 384;
+    static constexpr int items_per_thread = item_bytes <= 4 ? 24 : KeyBytes == 4 && ValueBytes == 4 ? 18 : 16;
+    static constexpr int radix_bits = 8;
+    static constexpr int min_blocks_per_sm = item_bytes <= 8 ? 3 : 2;
+    static constexpr int look_back_window = 4;
+    static constexpr bool small_sorts_in_one_block = true;
+    static constexpr int prefetch_tiles_ahead = ValueBytes == 0 ? 32 : 0;
+  };
+
+  // Sorts that fit one block's tile run there: 1024 threads, 16 keys per thread up to 4 bytes per
+  // item, 12 up to 8, 8 up to 16, else 6.
+  template <std::size_t ItemBytes>
+  struct block_sort {
+    static constexpr int block_threads = 1024;
+    static constexpr int items_per_thread = ItemBytes <= 4 ? 16 : ItemBytes <= 8 ? 12 : ItemBytes <= 16 ? 8 : 6;
+  };
+
+  // The histogram pass (every digit of every pass from one read of the keys): 256 x 16.
+  struct histogram {
+    static constexpr int block_threads = 256;
+    static constexpr int items_per_thread = 16;
+  };
+};
+
+// Not measured on these GPUs: sm_90's entry.
+template <>
+struct sort_entry<gpu_arch::sm80> : sort_entry<gpu_arch::sm90> {};
+template <>
+struct sort_entry<gpu_arch::sm89> : sort_entry<gpu_arch::sm90> {};
+template <>
+struct sort_entry<gpu_arch::sm100> : sort_entry<gpu_arch::sm90> {};
+
+using sort_tuning_table = sort_entry<tuned_arch>;
+
+}  // namespace scankit::device_detail::tuning
