@@ -1,4 +1,5 @@
-// The lab's experiments. One templated engine per value type holds the input (random, generated
+// The lab's measuring engine and the loop that runs the experiments (each in its own
+// lab_experiment_<slug>.cpp). One templated engine per value type holds the input (random, generated
 // once at the largest size that fits; smaller sizes use its prefix), the host reference result,
 // the device buffers, a scankit::workspace and the CUB temporary storage, all allocated once.
 // Every (variant, size) is measured once and cached: checked against the host reference on its
@@ -8,14 +9,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <deque>
 #include <fstream>
 #include <iostream>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -26,6 +24,7 @@
 
 #include "lab_analysis.hpp"
 #include "lab_cub.hpp"
+#include "lab_experiment_common.hpp"
 #include "scankit/error.hpp"
 #include "scankit/operators.hpp"
 #include "scankit/reference/scan_reference.hpp"
@@ -102,24 +101,6 @@ const measurement& measurer::measure(const variant& v, std::int64_t n) {
 namespace {
 
 using steady = std::chrono::steady_clock;
-
-constexpr scan_strategy all_strategies[] = {scan_strategy::three_launch, scan_strategy::reduce_then_scan,
-                                            scan_strategy::chained, scan_strategy::decoupled_look_back};
-constexpr block_scan_algorithm all_blocks[] = {
-    block_scan_algorithm::kogge_stone_double_buffer, block_scan_algorithm::kogge_stone_read_sync_write,
-    block_scan_algorithm::brent_kung, block_scan_algorithm::warp_of_warps};
-constexpr int block_threads = 256;  // the precompiled library's block size
-constexpr double nan_value = std::numeric_limits<double>::quiet_NaN();
-
-std::string fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* format, ...) {
-  char buf[1024];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buf, sizeof buf, format, args);
-  va_end(args);
-  return buf;
-}
 
 std::string gigabytes(double bytes) { return fmt("%.2f GB", bytes / 1e9); }
 
@@ -242,20 +223,6 @@ struct event_pair {
   }
   event_pair(const event_pair&) = delete;
   event_pair& operator=(const event_pair&) = delete;
-};
-
-// Progress on stderr: elapsed time, experiment, what is running.
-class progress_log {
- public:
-  explicit progress_log(std::ostream& os) : os_(os), start_(steady::now()) {}
-  void say(const std::string& line) {
-    os_ << fmt("[lab %6.1fs] ", seconds()) << line << std::endl;
-  }
-  double seconds() const { return std::chrono::duration<double>(steady::now() - start_).count(); }
-
- private:
-  std::ostream& os_;
-  steady::time_point start_;
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -413,452 +380,7 @@ class engine final : public measurer {
 };
 
 // ----------------------------------------------------------------------------------------------
-// the experiments
-
-struct lab_context {
-  const lab_plan& plan;
-  measurer& eng;
-  lab_report& report;
-  progress_log& progress;
-  const device_facts& device;
-  std::vector<std::int64_t> sizes;          // experiments 1-6, those that fit
-  std::vector<std::int64_t> scaling_sizes;  // experiment 7, those that fit
-  std::size_t element_bytes;
-  int tuned_k;
-  bool kernel_variants;
-
-  double gbps(std::int64_t n, double ms) const { return 2.0 * static_cast<double>(n) * element_bytes / (ms * 1e6); }
-  std::vector<int> ks_small_and_tuned() const {
-    if (!kernel_variants) return {tuned_k};
-    return {1, tuned_k};
-  }
-  double copy_ms(std::int64_t n) { return eng.measure(variant::device_copy(), n).median_ms; }
-  double cub_ms(std::int64_t n) {
-    if (!cub_supports(plan.type)) return nan_value;
-    return eng.measure(variant::cub(), n).median_ms;
-  }
-};
-
-experiment_report new_experiment(int id) {
-  const auto& info = experiment(id);
-  experiment_report e;
-  e.id = id;
-  e.slug = info.slug;
-  e.title = info.title;
-  e.seed_says = info.seed_says;
-  e.ran = true;
-  return e;
-}
-
-result_table new_table(int id, const std::string& suffix, const std::string& title, std::vector<std::string> columns) {
-  result_table t;
-  t.name = "exp" + std::to_string(id) + "_" + (suffix.empty() ? std::string(experiment(id).slug) : suffix);
-  t.title = title;
-  t.columns = std::move(columns);
-  return t;
-}
-
-cell ms_cell(double ms) { return cell::of_real(ms, 4); }
-cell ratio_cell(double r) { return cell::of_real(r, 2); }
-
-// --- 1: three-launch vs CPU
-experiment_report experiment_1(lab_context& c) {
-  experiment_report e = new_experiment(1);
-  auto t = new_table(1, "", "host reference (one CPU thread) and the three-launch scan with each block algorithm, K = " +
-                                std::to_string(c.tuned_k),
-                     {"n", "variant", "time_ms", "GB/s", "vs_CPU", "check"});
-  for (std::size_t i = 0; i < c.sizes.size(); ++i) {
-    const std::int64_t n = c.sizes[i];
-    c.progress.say(fmt("experiment 1: n = %s (%zu/%zu)", format_size(n).c_str(), i + 1, c.sizes.size()));
-    const double cpu = c.eng.host_reference_ms(n);
-    t.add_row({cell::of_size(n), cell::of("CPU host reference"), ms_cell(cpu), cell::of_real(c.gbps(n, cpu), 1),
-               ratio_cell(1.0), cell::of("reference")});
-    double best = nan_value;
-    std::string best_label;
-    int correct = 0, total = 0;
-    for (auto b : all_blocks) {
-      const auto& m = c.eng.measure(variant::scan(scan_strategy::three_launch, b, c.tuned_k), n);
-      t.add_row({cell::of_size(n), cell::of(m.v.label()), ms_cell(m.median_ms), cell::of_real(c.gbps(n, m.median_ms), 1),
-                 ratio_cell(cpu / m.median_ms), cell::of(m.check_text())});
-      ++total;
-      correct += m.ok ? 1 : 0;
-      if (!m.failed && (std::isnan(best) || m.median_ms < best)) {
-        best = m.median_ms;
-        best_label = to_string(b);
-      }
-    }
-    if (!std::isnan(best))
-      e.findings.push_back(fmt("n = %s: the fastest three-launch scan (%s block scan) takes %.4f ms against %.3f ms for "
-                               "one CPU thread: %.0fx faster; %d of %d three-launch variants give exactly the CPU's result",
-                               format_size(n).c_str(), best_label.c_str(), best, cpu, cpu / best, correct, total));
-  }
-  e.notices.push_back("times are for data already on the GPU; copying the input over PCIe and the result back is not counted");
-  e.tables.push_back(std::move(t));
-  return e;
-}
-
-// --- 2: warp shuffle vs shared memory
-experiment_report experiment_2(lab_context& c) {
-  experiment_report e = new_experiment(2);
-  auto t = new_table(2, "", "each block algorithm in the three-launch scan and the decoupled look-back; wow_saves = time "
-                            "the warp-of-warps block scan saves against the row",
-                     {"n", "strategy", "K", "block", "time_ms", "GB/s", "of_copy", "wow_saves", "check"});
-  const scan_strategy strategies[] = {scan_strategy::three_launch, scan_strategy::decoupled_look_back};
-  std::map<int, std::vector<double>> savings_by_k;
-  for (std::size_t i = 0; i < c.sizes.size(); ++i) {
-    const std::int64_t n = c.sizes[i];
-    c.progress.say(fmt("experiment 2: n = %s (%zu/%zu)", format_size(n).c_str(), i + 1, c.sizes.size()));
-    const double copy = c.copy_ms(n);
-    for (auto s : strategies) {
-      for (int k : c.ks_small_and_tuned()) {
-        const auto& wow = c.eng.measure(variant::scan(s, block_scan_algorithm::warp_of_warps, k), n);
-        const double wow_ms = wow.failed ? nan_value : wow.median_ms;
-        std::string per_algorithm;
-        std::vector<double> savings;
-        for (auto b : all_blocks) {
-          const auto& m = c.eng.measure(variant::scan(s, b, k), n);
-          const double saved = b == block_scan_algorithm::warp_of_warps || m.failed ? nan_value : time_saved(wow_ms, m.median_ms);
-          t.add_row({cell::of_size(n), cell::of(to_string(s)), cell::of_int(k), cell::of(to_string(b)), ms_cell(m.median_ms),
-                     cell::of_real(c.gbps(n, m.median_ms), 1), ratio_cell(copy / m.median_ms),
-                     std::isnan(saved) ? cell::none() : cell::of(percent(saved)), cell::of(m.check_text())});
-          if (!std::isnan(saved)) {
-            savings.push_back(saved);
-            per_algorithm += (per_algorithm.empty() ? "" : ", ") + percent(saved) + " vs " + to_string(b);
-          }
-        }
-        if (savings.empty()) continue;
-        double mean = 0;
-        for (double x : savings) mean += x;
-        mean /= savings.size();
-        savings_by_k[k].push_back(mean);
-        e.findings.push_back(fmt("n = %s, %s, K = %d: warp of warps saves %s (mean %s: %s)", format_size(n).c_str(),
-                                 to_string(s), k, per_algorithm.c_str(), percent(mean).c_str(),
-                                 compare_with_claim(mean).c_str()));
-      }
-    }
-  }
-  for (const auto& [k, means] : savings_by_k) {
-    double mean = 0;
-    for (double x : means) mean += x;
-    mean /= means.size();
-    e.findings.push_back(fmt("over all sizes and both strategies at K = %d the warp-of-warps block scan saves %s on "
-                             "average: %s%s",
-                             k, percent(mean).c_str(), compare_with_claim(mean).c_str(),
-                             k > 1 ? " (with K items per thread the block scan is a small share of the tile's work)" : ""));
-  }
-  e.tables.push_back(std::move(t));
-  return e;
-}
-
-// --- 3: barriers per tile
-experiment_report experiment_3(lab_context& c) {
-  experiment_report e = new_experiment(3);
-  auto t = new_table(3, "", "decoupled look-back; barriers = __syncthreads() of the block scan per tile (the tile's "
-                            "load, store and look-back add their own)",
-                     {"n", "K", "block", "barriers", "tiles", "time_ms", "ns_per_tile", "GB/s", "check"});
-  std::map<block_scan_algorithm, int> barriers;
-  for (auto b : all_blocks) {
-    scan_options o;
-    o.strategy = scan_strategy::decoupled_look_back;
-    o.block_algorithm = b;
-    o.items_per_thread = c.tuned_k;
-    try {
-      barriers[b] = c.eng.kernel_info(o).block_barriers;
-    } catch (const std::exception& ex) {
-      c.report.errors.push_back(std::string("describe_scan_kernel(") + to_string(b) + "): " + ex.what());
-    }
-  }
-  if (barriers.count(block_scan_algorithm::warp_of_warps)) {
-    const int w = barriers[block_scan_algorithm::warp_of_warps];
-    e.findings.push_back(w == 2 ? "warp of warps: exactly 2 barriers per tile, as the lecture's exercise 3 asks to verify"
-                                : fmt("warp of warps: %d barriers per tile, NOT the 2 the lecture describes", w));
-  }
-  for (std::size_t i = 0; i < c.sizes.size(); ++i) {
-    const std::int64_t n = c.sizes[i];
-    c.progress.say(fmt("experiment 3: n = %s (%zu/%zu)", format_size(n).c_str(), i + 1, c.sizes.size()));
-    for (int k : c.ks_small_and_tuned()) {
-      const std::int64_t tiles = (n + std::int64_t(block_threads) * k - 1) / (std::int64_t(block_threads) * k);
-      std::vector<double> x, y;
-      std::vector<std::pair<int, double>> order;
-      for (auto b : all_blocks) {
-        const auto& m = c.eng.measure(variant::scan(scan_strategy::decoupled_look_back, b, k), n);
-        const bool known = barriers.count(b) > 0;
-        const double per_tile = m.median_ms * 1e6 / static_cast<double>(tiles);
-        t.add_row({cell::of_size(n), cell::of_int(k), cell::of(to_string(b)),
-                   known ? cell::of_int(barriers[b]) : cell::none(), cell::of_int(tiles), ms_cell(m.median_ms),
-                   cell::of_real(per_tile, 2), cell::of_real(c.gbps(n, m.median_ms), 1), cell::of(m.check_text())});
-        if (known && !m.failed) {
-          x.push_back(barriers[b]);
-          y.push_back(per_tile);
-          order.push_back({barriers[b], m.median_ms});
-        }
-      }
-      const line_fit f = fit_line(x, y);
-      if (!f.ok) continue;
-      // Does the time order follow the barrier order? Count agreeing pairs (Kendall-style).
-      int agree = 0, pairs = 0;
-      for (std::size_t a = 0; a < order.size(); ++a)
-        for (std::size_t b = a + 1; b < order.size(); ++b) {
-          if (order[a].first == order[b].first) continue;
-          ++pairs;
-          agree += ((order[a].first < order[b].first) == (order[a].second < order[b].second)) ? 1 : 0;
-        }
-      e.findings.push_back(fmt("n = %s, K = %d: each extra barrier per tile adds %.2f ns of scan time per tile (least "
-                               "squares over the four block scans, %lld tiles); %d of %d pairs of algorithms are ordered "
-                               "by time as by barriers%s",
-                               format_size(n).c_str(), k, f.slope, static_cast<long long>(tiles), agree, pairs,
-                               agree == pairs ? ": the barrier count predicts the ranking" : ""));
-    }
-  }
-  e.tables.push_back(std::move(t));
-  return e;
-}
-
-// --- 4: coarsening sweep
-experiment_report experiment_4(lab_context& c) {
-  experiment_report e = new_experiment(4);
-  auto kernels = new_table(4, "coarsening_kernels",
-                           "tile kernel of the decoupled look-back, 256 threads per block (registers and shared memory "
-                           "from the compiler, blocks/SM from cudaOccupancyMaxActiveBlocksPerMultiprocessor)",
-                           {"block", "K", "tile_items", "registers", "shared_bytes", "blocks_per_SM", "occupancy"});
-  auto t = new_table(4, "", "decoupled look-back, every block algorithm, K items per thread",
-                     {"n", "block", "K", "time_ms", "GB/s", "of_copy", "registers", "occupancy", "check"});
-  std::map<std::pair<int, int>, scan_kernel_info> info;  // (block, K)
-  for (auto b : all_blocks) {
-    std::vector<int> ks;
-    std::vector<double> occ;
-    std::vector<int> regs;
-    for (int k : c.plan.coarsening_factors) {
-      scan_options o;
-      o.strategy = scan_strategy::decoupled_look_back;
-      o.block_algorithm = b;
-      o.items_per_thread = k;
-      try {
-        const scan_kernel_info ki = c.eng.kernel_info(o);
-        info[{static_cast<int>(b), k}] = ki;
-        kernels.add_row({cell::of(to_string(b)), cell::of_int(k), cell::of_int(ki.block_threads * k),
-                         cell::of_int(ki.registers_per_thread), cell::of_int(ki.static_shared_bytes),
-                         cell::of_int(ki.max_blocks_per_sm), cell::of_real(ki.occupancy, 3)});
-        ks.push_back(k);
-        occ.push_back(ki.occupancy);
-        regs.push_back(ki.registers_per_thread);
-      } catch (const std::exception& ex) {
-        c.report.errors.push_back(std::string("describe_scan_kernel(") + to_string(b) + ", K " + std::to_string(k) +
-                                  "): " + ex.what());
-      }
-    }
-    if (ks.empty()) continue;
-    std::string reg_list;
-    for (std::size_t i = 0; i < ks.size(); ++i)
-      reg_list += (i ? ", " : "") + std::to_string(regs[i]) + " at K=" + std::to_string(ks[i]);
-    const auto drop = first_occupancy_drop(ks, occ);
-    if (drop)
-      e.findings.push_back(fmt("%s: occupancy starts to fall at K = %d (%s -> %s of the SM's threads); registers per "
-                               "thread: %s",
-                               to_string(b), drop->k, percent(drop->from).c_str(), percent(drop->to).c_str(),
-                               reg_list.c_str()));
-    else
-      e.findings.push_back(fmt("%s: occupancy stays at %s for every K swept; registers per thread: %s", to_string(b),
-                               percent(occ.front()).c_str(), reg_list.c_str()));
-  }
-  for (std::size_t i = 0; i < c.sizes.size(); ++i) {
-    const std::int64_t n = c.sizes[i];
-    c.progress.say(fmt("experiment 4: n = %s (%zu/%zu)", format_size(n).c_str(), i + 1, c.sizes.size()));
-    const double copy = c.copy_ms(n);
-    for (auto b : all_blocks) {
-      double best = nan_value;
-      int best_k = 0;
-      for (int k : c.plan.coarsening_factors) {
-        const auto& m = c.eng.measure(variant::scan(scan_strategy::decoupled_look_back, b, k), n);
-        const auto it = info.find({static_cast<int>(b), k});
-        const bool known = it != info.end();
-        t.add_row({cell::of_size(n), cell::of(to_string(b)), cell::of_int(k), ms_cell(m.median_ms),
-                   cell::of_real(c.gbps(n, m.median_ms), 1), ratio_cell(copy / m.median_ms),
-                   known ? cell::of_int(it->second.registers_per_thread) : cell::none(),
-                   known ? cell::of_real(it->second.occupancy, 3) : cell::none(), cell::of(m.check_text())});
-        if (!m.failed && (std::isnan(best) || m.median_ms < best)) {
-          best = m.median_ms;
-          best_k = k;
-        }
-      }
-      if (!std::isnan(best))
-        e.findings.push_back(fmt("n = %s, %s: best K = %d (%.4f ms, %.2f of copy)", format_size(n).c_str(), to_string(b),
-                                 best_k, best, copy / best));
-    }
-  }
-  e.tables.push_back(std::move(kernels));
-  e.tables.push_back(std::move(t));
-  return e;
-}
-
-// --- 5: work and depth
-experiment_report experiment_5(lab_context& c) {
-  experiment_report e = new_experiment(5);
-  const double nb = block_threads, log_nb = std::log2(nb);
-  auto work = new_table(5, "", fmt("operator applications and barriers of one block scan of N = %d thread totals; "
-                                   "N log2 N = %.0f, 2N = %.0f",
-                                   block_threads, nb * log_nb, 2 * nb),
-                        {"block", "operations", "N_log2_N", "2N", "vs_N_log2_N", "vs_2N", "barriers"});
-  std::map<block_scan_algorithm, scan_kernel_info> info;
-  for (auto b : all_blocks) {
-    scan_options o;
-    o.strategy = scan_strategy::decoupled_look_back;
-    o.block_algorithm = b;
-    o.items_per_thread = c.tuned_k;
-    try {
-      const auto ki = c.eng.kernel_info(o);
-      info[b] = ki;
-      work.add_row({cell::of(to_string(b)), cell::of_int(ki.block_scan_operations), cell::of_real(nb * log_nb, 0),
-                    cell::of_real(2 * nb, 0), ratio_cell(ki.block_scan_operations / (nb * log_nb)),
-                    ratio_cell(ki.block_scan_operations / (2 * nb)), cell::of_int(ki.block_barriers)});
-    } catch (const std::exception& ex) {
-      c.report.errors.push_back(std::string("describe_scan_kernel(") + to_string(b) + "): " + ex.what());
-    }
-  }
-  const auto ks = block_scan_algorithm::kogge_stone_double_buffer;
-  const auto bk = block_scan_algorithm::brent_kung;
-  if (info.count(ks) && info.count(bk)) {
-    const auto& a = info[ks];
-    const auto& b = info[bk];
-    e.findings.push_back(fmt("Kogge-Stone: %lld operations per tile = %.2f x N log2 N in log2 N = %.0f steps (%d "
-                             "barriers); Brent-Kung: %lld operations = %.2f x 2N in 2 log2 N - 1 = %.0f steps (%d "
-                             "barriers): Brent-Kung does %.1fx less work with %.1fx the barriers",
-                             a.block_scan_operations, a.block_scan_operations / (nb * log_nb), log_nb, a.block_barriers,
-                             b.block_scan_operations, b.block_scan_operations / (2 * nb), 2 * log_nb - 1,
-                             b.block_barriers, static_cast<double>(a.block_scan_operations) / b.block_scan_operations,
-                             static_cast<double>(b.block_barriers) / std::max(1, a.block_barriers)));
-  }
-  auto times = new_table(5, "work_depth_times", "decoupled look-back with each block algorithm",
-                         {"n", "K", "block", "operations", "barriers", "time_ms", "GB/s", "check"});
-  for (std::size_t i = 0; i < c.sizes.size(); ++i) {
-    const std::int64_t n = c.sizes[i];
-    c.progress.say(fmt("experiment 5: n = %s (%zu/%zu)", format_size(n).c_str(), i + 1, c.sizes.size()));
-    for (int k : c.ks_small_and_tuned()) {
-      for (auto b : all_blocks) {
-        const auto& m = c.eng.measure(variant::scan(scan_strategy::decoupled_look_back, b, k), n);
-        const bool known = info.count(b) > 0;
-        times.add_row({cell::of_size(n), cell::of_int(k), cell::of(to_string(b)),
-                       known ? cell::of_int(info[b].block_scan_operations) : cell::none(),
-                       known ? cell::of_int(info[b].block_barriers) : cell::none(), ms_cell(m.median_ms),
-                       cell::of_real(c.gbps(n, m.median_ms), 1), cell::of(m.check_text())});
-      }
-      const auto& mk = c.eng.measure(variant::scan(scan_strategy::decoupled_look_back, ks, k), n);
-      const auto& mb = c.eng.measure(variant::scan(scan_strategy::decoupled_look_back, bk, k), n);
-      if (!mk.failed && !mb.failed)
-        e.findings.push_back(fmt("n = %s, K = %d: Brent-Kung %.4f ms vs Kogge-Stone %.4f ms: the work-efficient scan is "
-                                 "%s",
-                                 format_size(n).c_str(), k, mb.median_ms, mk.median_ms,
-                                 mb.median_ms < mk.median_ms
-                                     ? fmt("%s faster", percent(time_saved(mb.median_ms, mk.median_ms)).c_str()).c_str()
-                                     : fmt("%s slower (its extra barriers cost more than the work it saves)",
-                                           percent(mb.median_ms / mk.median_ms - 1).c_str())
-                                           .c_str()));
-    }
-  }
-  e.tables.push_back(std::move(work));
-  e.tables.push_back(std::move(times));
-  return e;
-}
-
-// --- 6: scankit vs CUB
-experiment_report experiment_6(lab_context& c) {
-  experiment_report e = new_experiment(6);
-  auto t = new_table(6, "", "every strategy x block algorithm at the tuned K = " + std::to_string(c.tuned_k) +
-                                ", CUB and a device copy; vs_CUB = CUB time / row time (above 1: faster than CUB)",
-                     {"n", "variant", "time_ms", "GB/s", "of_copy", "vs_CUB", "check"});
-  const bool with_cub = cub_supports(c.plan.type);
-  if (!with_cub) e.notices.push_back(std::string("no CUB reference for ") + to_string(c.plan.type));
-  for (std::size_t i = 0; i < c.sizes.size(); ++i) {
-    const std::int64_t n = c.sizes[i];
-    c.progress.say(fmt("experiment 6: n = %s (%zu/%zu)", format_size(n).c_str(), i + 1, c.sizes.size()));
-    const double copy = c.copy_ms(n);
-    const double cub = with_cub ? c.cub_ms(n) : nan_value;
-    auto row = [&](const measurement& m) {
-      t.add_row({cell::of_size(n), cell::of(m.v.label()), ms_cell(m.median_ms), cell::of_real(c.gbps(n, m.median_ms), 1),
-                 ratio_cell(copy / m.median_ms), ratio_cell(cub / m.median_ms), cell::of(m.check_text())});
-    };
-    row(c.eng.measure(variant::device_copy(), n));
-    if (with_cub) row(c.eng.measure(variant::cub(), n));
-    const measurement* best = nullptr;
-    for (auto s : all_strategies) {
-      for (auto b : all_blocks) {
-        const auto& m = c.eng.measure(variant::scan(s, b, c.tuned_k), n);
-        row(m);
-        if (!m.failed && (best == nullptr || m.median_ms < best->median_ms)) best = &m;
-      }
-    }
-    const auto& dflt = c.eng.measure(
-        variant::scan(scan_strategy::decoupled_look_back, block_scan_algorithm::warp_of_warps, c.tuned_k), n);
-    std::string line = fmt("n = %s: copy %.4f ms", format_size(n).c_str(), copy);
-    if (with_cub) line += fmt("; CUB %.4f ms (%.2f of copy)", cub, copy / cub);
-    if (!dflt.failed)
-      line += fmt("; scankit's default (decoupled look-back, warp of warps) %.4f ms (%.2f of copy%s)", dflt.median_ms,
-                  copy / dflt.median_ms, with_cub ? fmt(", %.2fx CUB", cub / dflt.median_ms).c_str() : "");
-    if (best != nullptr)
-      line += fmt("; fastest variant %s %.4f ms%s", best->v.label().c_str(), best->median_ms,
-                  with_cub ? fmt(" (%.2fx CUB)", cub / best->median_ms).c_str() : "");
-    e.findings.push_back(line);
-  }
-  e.tables.push_back(std::move(t));
-  return e;
-}
-
-// --- 7: scaling
-experiment_report experiment_7(lab_context& c) {
-  experiment_report e = new_experiment(7);
-  const bool with_cub = cub_supports(c.plan.type);
-  std::vector<variant> variants = {variant::device_copy()};
-  if (with_cub) variants.push_back(variant::cub());
-  for (auto s : all_strategies) variants.push_back(variant::scan(s, block_scan_algorithm::warp_of_warps, c.tuned_k));
-  auto t = new_table(7, "", "time against N (warp-of-warps block scan, K = " + std::to_string(c.tuned_k) + ")",
-                     {"variant", "n", "time_ms", "ns_per_element", "GB/s", "of_copy", "vs_CUB", "check"});
-  std::map<std::string, std::pair<std::vector<std::int64_t>, std::vector<double>>> series;
-  bool chained_skipped = false;
-  for (std::size_t i = 0; i < c.scaling_sizes.size(); ++i) {
-    const std::int64_t n = c.scaling_sizes[i];
-    c.progress.say(fmt("experiment 7: n = %s (%zu/%zu)", format_size(n).c_str(), i + 1, c.scaling_sizes.size()));
-    const double copy = c.copy_ms(n);
-    const double cub = with_cub ? c.cub_ms(n) : nan_value;
-    for (const auto& v : variants) {
-      if (v.what == variant::kind::scankit && v.strategy == scan_strategy::chained && n > c.plan.chained_scaling_limit) {
-        chained_skipped = true;
-        continue;
-      }
-      const auto& m = c.eng.measure(v, n);
-      t.add_row({cell::of(v.label()), cell::of_size(n), ms_cell(m.median_ms),
-                 cell::of_real(m.median_ms * 1e6 / static_cast<double>(n), 6), cell::of_real(c.gbps(n, m.median_ms), 1),
-                 ratio_cell(copy / m.median_ms), ratio_cell(cub / m.median_ms), cell::of(m.check_text())});
-      if (!m.failed) {
-        series[v.label()].first.push_back(n);
-        series[v.label()].second.push_back(m.median_ms);
-      }
-    }
-  }
-  if (chained_skipped)
-    e.notices.push_back("chained scan measured only up to " + format_size(c.plan.chained_scaling_limit) +
-                        " in quick mode (each tile waits for its predecessor: it is slow at large N); --full runs it at every size");
-  auto fits = new_table(7, "scaling_fit",
-                        fmt("sizes that move at least 4x the L2 cache (%.1f MB): time per element flat within 15%% and "
-                            "fitted exponent within 0.1 of 1 = linear",
-                            c.device.l2_bytes / 1e6),
-                        {"variant", "sizes", "from", "to", "exponent", "ns_per_element_min", "ns_per_element_max",
-                         "spread", "linear"});
-  for (const auto& v : variants) {
-    const auto it = series.find(v.label());
-    if (it == series.end()) continue;
-    const scaling_verdict verdict = judge_scaling(it->second.first, it->second.second, c.element_bytes, c.device.l2_bytes);
-    if (verdict.points >= 2) {
-      fits.add_row({cell::of(v.label()), cell::of_int(verdict.points), cell::of_size(verdict.first_n),
-                    cell::of_size(verdict.last_n), cell::of_real(verdict.exponent, 3),
-                    cell::of_real(verdict.min_ns_per_element, 6), cell::of_real(verdict.max_ns_per_element, 6),
-                    cell::of(percent(verdict.spread)), cell::of(verdict.linear ? "yes" : "NO")});
-    }
-    e.findings.push_back(v.label() + ": " + verdict.summary);
-  }
-  e.tables.push_back(std::move(t));
-  e.tables.push_back(std::move(fits));
-  return e;
-}
+// running the experiments
 
 // The sizes that fit in GPU and host memory; notices for the others.
 template <class T>
@@ -939,13 +461,13 @@ void experiments_loop(const lab_plan& plan, measurer& m, const device_facts& dev
     experiment_report e;
     const double t0 = progress.seconds();
     switch (id) {
-      case 1: e = experiment_1(c); break;
-      case 2: e = experiment_2(c); break;
-      case 3: e = experiment_3(c); break;
-      case 4: e = experiment_4(c); break;
-      case 5: e = experiment_5(c); break;
-      case 6: e = experiment_6(c); break;
-      case 7: e = experiment_7(c); break;
+      case 1: e = run_three_launch_vs_cpu_experiment(c); break;
+      case 2: e = run_warp_vs_shared_experiment(c); break;
+      case 3: e = run_barriers_experiment(c); break;
+      case 4: e = run_coarsening_experiment(c); break;
+      case 5: e = run_work_depth_experiment(c); break;
+      case 6: e = run_vs_cub_experiment(c); break;
+      case 7: e = run_scaling_experiment(c); break;
     }
     progress.say(fmt("experiment %d done in %.1f s", id, progress.seconds() - t0));
     out << format_experiment(e) << std::flush;
