@@ -75,6 +75,9 @@
 #   COMPARE_BENCHES         which binaries (default "bench_scan bench_compact")
 #   COMPARE_FILTER          bench_scan's --benchmark_filter (default '/268435456|/65536': the 2^28
 #                           and the 2^16 rows, with their copy and CUB rows; set but empty: all)
+#   COMPARE_SORT_FILTER     bench_sort's --benchmark_filter (default: the 2^28 rows of each key type
+#                           and argsort, onesweep and CUB's order, with their copy and cub rows; set
+#                           but empty: all)
 #   COMPARE_COMPACT_FILTER  bench_compact's --benchmark_filter (default: every row; all are 2^28
 #                           and their names carry no size; a filter must keep each workload's
 #                           copy and cub rows, which the scankit rows need)
@@ -521,6 +524,7 @@ step_compare() {
         case "$bench" in
           bench_scan) filter=${COMPARE_FILTER-'/268435456|/65536'} ;;
           bench_compact) filter=${COMPARE_COMPACT_FILTER:-} ;;
+          bench_sort) filter=${COMPARE_SORT_FILTER-'^(u8|u16|u32|u32_u32|u64|u64_u64|f32|argsort_f32_i32)/(copy|cub|scankit_onesweep|scankit_total_order)/'} ;;
         esac
         local json="$TMP/compare/r$round.$side.$bench.json"
         local args=(--benchmark_out="$json" --benchmark_out_format=json)
