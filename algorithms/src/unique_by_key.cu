@@ -66,9 +66,7 @@ std::size_t compact_workspace_bytes(std::int64_t n, std::size_t item_bytes, std:
     std::size_t bytes = device_detail::compact_round_up_256(count * (wide ? 8 : 4));
     bytes += device_detail::compact_round_up_256(count * item_bytes);
     bytes += device_detail::compact_round_up_256(count * extra_bytes);
-    bytes += device_detail::compact_round_up_256(
-        wide ? scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), n)
-             : scan_workspace_bytes(static_cast<const std::uint32_t*>(nullptr), n));
+    bytes += device_detail::compact_round_up_256(device_detail::three_step_scan_bytes(n, wide));
     return workspace::bytes_needed(0, bytes);
   }
   const long long tiles = (n + tile_items - 1) / tile_items;

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "scankit/device/dispatch/offsets_sum.cuh"
 #include "scankit/device/scan.cuh"
 #include "scankit/scan.hpp"
 
@@ -67,6 +68,30 @@ std::size_t workspace_bytes(std::int64_t n, const scan_options& options) {
 }
 
 }  // namespace scankit::precompiled
+
+namespace scankit::device_detail {
+
+// The offsets sum (scankit/device/dispatch/offsets_sum.cuh): the same instantiation as the
+// precompiled exclusive sum of T, so it adds no kernel.
+template <class T>
+void exclusive_offsets_sum(T* offsets, long long n, cudaStream_t stream, workspace* ws) {
+  dispatch_scan<precompiled::production_policy<T>, T, plus_op, precompiled::production_staged<T>>(
+      "scankit offsets sum", static_cast<const T*>(offsets), offsets, n, true, T{0}, plus_op{}, stream, ws,
+      scan_options{});
+}
+
+template <class T>
+std::size_t exclusive_offsets_sum_workspace_bytes(long long n) {
+  return scan_workspace_bytes_for<precompiled::production_policy<T>, T, plus_op, precompiled::production_staged<T>>(
+      "scankit offsets sum", n, scan_options{});
+}
+
+}  // namespace scankit::device_detail
+
+#define SCANKIT_DEFINE_OFFSETS_SUM(T)                                                                          \
+  template void scankit::device_detail::exclusive_offsets_sum<T>(T*, long long, cudaStream_t,                  \
+                                                                  scankit::workspace*);                        \
+  template std::size_t scankit::device_detail::exclusive_offsets_sum_workspace_bytes<T>(long long);
 
 #define SCANKIT_DEFINE_PRECOMPILED_SCAN(T)                                                                     \
   namespace scankit {                                                                                          \

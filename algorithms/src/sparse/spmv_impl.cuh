@@ -12,7 +12,6 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
-#include "scankit/device/dispatch/scan_dispatch.cuh"
 #include "scankit/device/sparse/csr_check_kernels.cuh"
 #include "scankit/device/sparse/spmv_dispatch.cuh"
 #include "scankit/device/sparse/spmv_transpose_kernel.cuh"

@@ -10,7 +10,7 @@
 
 #include "scankit/detail/check_arguments.hpp"
 #include "scankit/device/by_key/reduce_by_key_kernel.cuh"
-#include "scankit/device/dispatch/scan_dispatch.cuh"
+#include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
 #include "scankit/workspace.hpp"

@@ -2,8 +2,9 @@
 //
 //   single_pass  one launch of compact_staged_kernel (staged policies: select_if, unique) or of
 //                compact_tiles_kernel (one tile: no workspace, no look-back)
-//   three_step   flags kernel; exclusive sum of the flags by the scan engine (the precompiled
-//                scankit::exclusive_scan on uint32, or uint64 from n = 2^32); scatter kernel
+//   three_step   flags kernel; exclusive sum of the flags by the scan engine (its offsets sum,
+//                scankit/device/dispatch/offsets_sum.cuh, on uint32, or uint64 from n = 2^32);
+//                scatter kernel
 // n == 0 launches nothing: d_count is set to 0 with cudaMemsetAsync.
 #pragma once
 
@@ -23,10 +24,11 @@
 #include "scankit/device/compact/compact_staged_kernel.cuh"
 #include "scankit/device/compact/compact_tiles_kernel.cuh"
 #include "scankit/device/compact/three_step_kernels.cuh"
+#include "scankit/device/dispatch/offsets_sum.cuh"
+#include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/device_features.hpp"
 #include "scankit/error.hpp"
-#include "scankit/scan.hpp"
 #include "scankit/workspace.hpp"
 
 namespace scankit::device_detail {
@@ -68,8 +70,8 @@ inline void check_count_target(const char* function, const std::int64_t* d_count
 
 // The nested scan's workspace bytes for the three-step strategy's offsets.
 inline std::size_t three_step_scan_bytes(long long n, bool wide) {
-  return wide ? scankit::scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), n)
-              : scankit::scan_workspace_bytes(static_cast<const std::uint32_t*>(nullptr), n);
+  return wide ? exclusive_offsets_sum_workspace_bytes<std::uint64_t>(n)
+              : exclusive_offsets_sum_workspace_bytes<std::uint32_t>(n);
 }
 
 // Scratch of the three-step strategy: the offsets, in place a copy of the input, then the nested
@@ -128,9 +130,9 @@ void run_three_step(Source source, const Sink& sink, long long n, std::int64_t* 
                 three_step_block_threads, stream, source, n, offsets32, offsets64);
   workspace* scan_ws = scan_bytes != 0 ? &scan_workspace : nullptr;
   if (wide) {
-    scankit::exclusive_scan(offsets64, offsets64, n, std::uint64_t{0}, scan_op::plus, stream, scan_ws);
+    exclusive_offsets_sum(offsets64, n, stream, scan_ws);
   } else {
-    scankit::exclusive_scan(offsets32, offsets32, n, std::uint32_t{0}, scan_op::plus, stream, scan_ws);
+    exclusive_offsets_sum(offsets32, n, stream, scan_ws);
   }
   launch_kernel("compact_scatter_kernel (three-step, step 3)", compact_scatter_kernel<Source, Sink>, grid,
                 three_step_block_threads, stream, source, sink, n, offsets32, offsets64, d_count);

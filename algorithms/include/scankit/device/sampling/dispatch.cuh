@@ -8,7 +8,7 @@
 
 #include <thrust/iterator/transform_iterator.h>
 
-#include "scankit/device/dispatch/scan_dispatch.cuh"  // make_single_pass_context
+#include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/sampling/table_exact.cuh"
 #include "scankit/device/sampling/table_pass_kernel.cuh"
 #include "scankit/device/sampling/table_scale.cuh"

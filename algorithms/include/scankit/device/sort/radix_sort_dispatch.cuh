@@ -25,13 +25,14 @@
 
 #include <cuda_runtime.h>
 
+#include "scankit/device/dispatch/offsets_sum.cuh"
+#include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/sort/radix_block_sort.cuh"
 #include "scankit/device/sort/radix_histogram.cuh"
 #include "scankit/device/sort/radix_pass_kernel.cuh"
 #include "scankit/device/sort/sort_policy.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
-#include "scankit/scan.hpp"
 #include "scankit/sort_options.hpp"
 #include "scankit/workspace.hpp"
 
@@ -95,7 +96,7 @@ radix_sort_plan<Policy> plan_radix_sort(long long n, int begin_bit, int end_bit,
     const std::size_t entries = static_cast<std::size_t>(plan.tiles) * Policy::radix;
     plan.tile_offsets_at = take(entries * sizeof(unsigned long long));
     plan.scan_workspace_bytes =
-        scankit::scan_workspace_bytes(static_cast<const std::uint64_t*>(nullptr), static_cast<std::int64_t>(entries));
+        exclusive_offsets_sum_workspace_bytes<std::uint64_t>(static_cast<long long>(entries));
     plan.scan_workspace_at = take(plan.scan_workspace_bytes);
   } else {
     plan.state_slots = multi_channel_state_slots(static_cast<std::size_t>(plan.portion_tiles), Policy::radix);
@@ -160,8 +161,8 @@ void run_radix_pass(const radix_sort_plan<Policy>& plan, const workspace_view& v
     workspace scan_ws(plan.scan_workspace_bytes != 0 ? scratch + plan.scan_workspace_at : nullptr,
                       plan.scan_workspace_bytes);
     auto* offsets64 = reinterpret_cast<std::uint64_t*>(tile_offsets);
-    scankit::exclusive_scan(offsets64, offsets64, static_cast<std::int64_t>(plan.tiles) * Policy::radix,
-                            std::uint64_t{0}, scan_op::plus, stream, plan.scan_workspace_bytes != 0 ? &scan_ws : nullptr);
+    exclusive_offsets_sum(offsets64, static_cast<long long>(plan.tiles) * Policy::radix, stream,
+                          plan.scan_workspace_bytes != 0 ? &scan_ws : nullptr);
     args.first = 0;
     args.n = plan.n;
     args.tile_offsets = tile_offsets;

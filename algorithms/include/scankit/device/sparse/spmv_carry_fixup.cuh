@@ -14,6 +14,7 @@
 
 #include "scankit/device/kernel/segment_heads.cuh"
 #include "scankit/device/kernel/segmented_scan_kernel.cuh"
+#include "scankit/device/policy/scan_policy.cuh"
 #include "scankit/device/sparse/spmv_merge_kernel.cuh"
 #include "scankit/operators.hpp"
 

@@ -16,7 +16,7 @@
 
 #include <cuda_runtime.h>
 
-#include "scankit/device/dispatch/scan_dispatch.cuh"  // make_single_pass_context, round_up_256
+#include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/sparse/merge_path.cuh"
 #include "scankit/device/sparse/spmv_carry_fixup.cuh"
 #include "scankit/device/sparse/spmv_merge_kernel.cuh"

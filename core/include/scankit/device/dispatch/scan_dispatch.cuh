@@ -20,9 +20,10 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
+#include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/kernel/scan_kernels.cuh"
-#include "scankit/device/policy/scan_policy.cuh"
 #include "scankit/device/kernel/scan_staged_kernel.cuh"
+#include "scankit/device/policy/scan_policy.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/device_features.hpp"
 #include "scankit/error.hpp"
@@ -30,26 +31,6 @@
 #include "scankit/workspace.hpp"
 
 namespace scankit::device_detail {
-
-constexpr std::size_t round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-template <long long TileItems>
-constexpr long long tiles_of(long long n) {
-  return (n + TileItems - 1) / TileItems;
-}
-
-// The single-pass context of a launch of `tiles` tiles over a prepared workspace.
-template <class T>
-single_pass_context<T> make_single_pass_context(const workspace_view& view, long long tiles,
-                                                look_back_backoff backoff) {
-  single_pass_context<T> pass;
-  pass.header = static_cast<single_pass_header*>(view.header);
-  pass.state = make_tile_state<T>(view.state_slots, view.scratch, static_cast<std::size_t>(tiles));
-  pass.region_slots = view.state_slot_count;
-  pass.tiles = tiles;
-  pass.backoff = backoff;
-  return pass;
-}
 
 // The staged single-pass kernel (scan_staged_kernel.cuh) for one staged policy. `no_staging`
 // stands for "no staged kernel": explicit register-kernel shapes, and value sizes it cannot take.
