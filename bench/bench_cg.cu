@@ -50,10 +50,6 @@
 #include "scankit/sparse/spmv.hpp"
 #include "scankit/workspace.hpp"
 
-namespace scankit_bench {
-extern const char* const build_commit;
-}
-
 namespace {
 
 using i64 = std::int64_t;
@@ -78,8 +74,7 @@ void check_cublas(cublasStatus_t status, const char* call, int line) {
 #define SPARSE_CHECK(call) check_cusparse((call), #call, __LINE__)
 #define BLAS_CHECK(call) check_cublas((call), #call, __LINE__)
 
-cudaStream_t g_stream = nullptr;
-cudaEvent_t g_start = nullptr, g_stop = nullptr;
+scankit_bench::gpu_session g_gpu;  // device, stream, timing events
 cusparseHandle_t g_cusparse = nullptr;
 cublasHandle_t g_cublas = nullptr;
 scankit::workspace* g_ws = nullptr;
@@ -137,11 +132,7 @@ struct cg_problem {
 };
 std::unique_ptr<cg_problem> g_problem;
 
-struct summary_row {
-  std::string name;
-  double ms, vs_host, vs_device, residual;
-  std::string error;
-};
+using scankit_bench::summary_row;  // values: ms per solve, vs host_ptr, vs dev_ptr, residual
 std::vector<summary_row> g_summary;
 double g_host_ms = 0, g_device_ms = 0;                  // the anchors' solve times
 std::map<std::string, std::pair<double, double>> g_residuals;  // row -> (updated, true) relative residual
@@ -158,7 +149,7 @@ int faster_spmv_algorithm(cg_problem& m) {
   for (int alg = 0; alg < 2; ++alg) {
     m.alg = alg;
     spmv_cusparse(m, 1, m.vec_p, 0, m.vec_ap);
-    const double ms = scankit_bench::event_time_ms(g_stream, g_start, g_stop, [&] {
+    const double ms = scankit_bench::event_time_ms(g_gpu.stream, g_gpu.start, g_gpu.stop, [&] {
       for (int k = 0; k < 20; ++k) spmv_cusparse(m, 1, m.vec_p, 0, m.vec_ap);
     });
     if (alg == 0 || ms < best_ms) {
@@ -183,16 +174,16 @@ cg_problem& problem() {
     BENCH_CHECK(cudaMemcpy(rows.p, coo.row.data(), m->nnz * sizeof(std::int32_t), cudaMemcpyHostToDevice));
     BENCH_CHECK(cudaMemcpy(cols.p, coo.col.data(), m->nnz * sizeof(std::int32_t), cudaMemcpyHostToDevice));
     BENCH_CHECK(cudaMemcpy(values.p, coo.value.data(), m->nnz * sizeof(float), cudaMemcpyHostToDevice));
-    m->a = scankit::sparse::coo_to_csr(rows.p, cols.p, values.p, m->nnz, coo.rows, coo.cols, g_stream, g_ws);
-    BENCH_CHECK(cudaStreamSynchronize(g_stream));
+    m->a = scankit::sparse::coo_to_csr(rows.p, cols.p, values.p, m->nnz, coo.rows, coo.cols, g_gpu.stream, g_ws);
+    BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   }
   m->plan = std::make_unique<scankit::sparse::spmv_plan<std::int32_t, float>>(m->a, scankit::sparse::spmv_options{},
-                                                                               g_stream, g_ws);
+                                                                               g_gpu.stream, g_ws);
   for (auto* v : {&m->b, &m->x, &m->r, &m->p, &m->ap, &m->check}) *v = std::make_unique<device_array<float>>(m->n);
   m->scalars = std::make_unique<device_array<anchor_scalars>>(1);
-  random_rhs_kernel<<<1024, 256, 0, g_stream>>>(m->b->p, m->n);
+  random_rhs_kernel<<<1024, 256, 0, g_gpu.stream>>>(m->b->p, m->n);
   BENCH_CHECK(cudaGetLastError());
-  BENCH_CHECK(cudaMemsetAsync(m->p->p, 0, m->n * sizeof(float), g_stream));
+  BENCH_CHECK(cudaMemsetAsync(m->p->p, 0, m->n * sizeof(float), g_gpu.stream));
   SPARSE_CHECK(cusparseCreateDnVec(&m->vec_x, m->n, m->x->p, CUDA_R_32F));
   SPARSE_CHECK(cusparseCreateDnVec(&m->vec_r, m->n, m->r->p, CUDA_R_32F));
   SPARSE_CHECK(cusparseCreateDnVec(&m->vec_p, m->n, m->p->p, CUDA_R_32F));
@@ -213,14 +204,14 @@ cg_problem& problem() {
   m->alg = faster_spmv_algorithm(*m);
   benchmark::AddCustomContext("cusparse_spmv_alg", algorithm_name(m->alg));
   BLAS_CHECK(cublasSnrm2(g_cublas, m->n, m->b->p, 1, &m->b_norm));  // host pointer mode: waits
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   g_problem = std::move(m);
   return *g_problem;
 }
 
 // The anchors' common start: r = b - A x, p = r.
 void anchor_start(cg_problem& m) {
-  BENCH_CHECK(cudaMemcpyAsync(m.r->p, m.b->p, m.n * sizeof(float), cudaMemcpyDeviceToDevice, g_stream));
+  BENCH_CHECK(cudaMemcpyAsync(m.r->p, m.b->p, m.n * sizeof(float), cudaMemcpyDeviceToDevice, g_gpu.stream));
   spmv_cusparse(m, -1, m.vec_x, 1, m.vec_r);
   BLAS_CHECK(cublasScopy(g_cublas, m.n, m.r->p, 1, m.p->p, 1));
 }
@@ -252,22 +243,22 @@ double cg_device_pointers(cg_problem& m) {
   anchor_start(m);
   anchor_scalars* s = m.scalars->p;
   const anchor_scalars initial{0, 0, 0, 0, 0, 0, 1};
-  BENCH_CHECK(cudaMemcpyAsync(s, &initial, sizeof(initial), cudaMemcpyHostToDevice, g_stream));
+  BENCH_CHECK(cudaMemcpyAsync(s, &initial, sizeof(initial), cudaMemcpyHostToDevice, g_gpu.stream));
   BLAS_CHECK(cublasSetPointerMode(g_cublas, CUBLAS_POINTER_MODE_DEVICE));
   BLAS_CHECK(cublasSdot(g_cublas, m.n, m.r->p, 1, m.r->p, 1, &s->rr));
   float rr = 0;
   for (int k = 0; k < cg_iterations; ++k) {
     spmv_cusparse(m, 1, m.vec_p, 0, m.vec_ap);  // cuSPARSE keeps host pointer mode for its own scalars
     BLAS_CHECK(cublasSdot(g_cublas, m.n, m.p->p, 1, m.ap->p, 1, &s->pap));
-    alpha_kernel<<<1, 1, 0, g_stream>>>(s);
+    alpha_kernel<<<1, 1, 0, g_gpu.stream>>>(s);
     BLAS_CHECK(cublasSaxpy(g_cublas, m.n, &s->alpha, m.p->p, 1, m.x->p, 1));
     BLAS_CHECK(cublasSaxpy(g_cublas, m.n, &s->minus_alpha, m.ap->p, 1, m.r->p, 1));
     BLAS_CHECK(cublasSdot(g_cublas, m.n, m.r->p, 1, m.r->p, 1, &s->rr_new));
-    beta_kernel<<<1, 1, 0, g_stream>>>(s);
+    beta_kernel<<<1, 1, 0, g_gpu.stream>>>(s);
     BLAS_CHECK(cublasSscal(g_cublas, m.n, &s->beta, m.p->p, 1));
     BLAS_CHECK(cublasSaxpy(g_cublas, m.n, &s->one, m.r->p, 1, m.p->p, 1));
-    BENCH_CHECK(cudaMemcpyAsync(&rr, &s->rr, sizeof(float), cudaMemcpyDeviceToHost, g_stream));
-    BENCH_CHECK(cudaStreamSynchronize(g_stream));  // the convergence test's wait
+    BENCH_CHECK(cudaMemcpyAsync(&rr, &s->rr, sizeof(float), cudaMemcpyDeviceToHost, g_gpu.stream));
+    BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));  // the convergence test's wait
   }
   BENCH_CHECK(cudaGetLastError());
   BLAS_CHECK(cublasSetPointerMode(g_cublas, CUBLAS_POINTER_MODE_HOST));
@@ -278,7 +269,7 @@ double cg_scankit(cg_problem& m) {
   scankit::sparse::cg_options options;
   options.max_iterations = cg_iterations;
   options.tolerance = 0.0;
-  const auto result = scankit::sparse::conjugate_gradient(*m.plan, {m.b->p, m.n}, {m.x->p, m.n}, options, g_stream, g_ws);
+  const auto result = scankit::sparse::conjugate_gradient(*m.plan, {m.b->p, m.n}, {m.x->p, m.n}, options, g_gpu.stream, g_ws);
   if (result.iterations != cg_iterations) {
     throw std::runtime_error("scankit CG stopped after " + std::to_string(result.iterations) + " iterations");
   }
@@ -287,7 +278,7 @@ double cg_scankit(cg_problem& m) {
 
 // ||b - A x|| / ||b|| of the current x, with cuSPARSE and cuBLAS (waits).
 double true_relative_residual(cg_problem& m) {
-  BENCH_CHECK(cudaMemcpyAsync(m.check->p, m.b->p, m.n * sizeof(float), cudaMemcpyDeviceToDevice, g_stream));
+  BENCH_CHECK(cudaMemcpyAsync(m.check->p, m.b->p, m.n * sizeof(float), cudaMemcpyDeviceToDevice, g_gpu.stream));
   spmv_cusparse(m, -1, m.vec_x, 1, m.vec_check);
   BLAS_CHECK(cublasSetPointerMode(g_cublas, CUBLAS_POINTER_MODE_HOST));
   float norm = 0;
@@ -302,7 +293,7 @@ void run_row(benchmark::State& state, const std::string& row) {
   std::function<double()> solve = row == "cusparse_cublas_host_ptr"     ? std::function<double()>([&m] { return cg_host_pointers(m); })
                                   : row == "cusparse_cublas_device_ptr" ? std::function<double()>([&m] { return cg_device_pointers(m); })
                                                                         : std::function<double()>([&m] { return cg_scankit(m); });
-  const auto reset_x = [&m] { BENCH_CHECK(cudaMemsetAsync(m.x->p, 0, m.n * sizeof(float), g_stream)); };
+  const auto reset_x = [&m] { BENCH_CHECK(cudaMemsetAsync(m.x->p, 0, m.n * sizeof(float), g_gpu.stream)); };
 
   // Guard: one untimed solve, its residuals beside the rows run before it.
   reset_x();
@@ -314,14 +305,14 @@ void run_row(benchmark::State& state, const std::string& row) {
                                std::to_string(residual) + " (true " + std::to_string(true_residual) + ") against " +
                                other + "'s " + std::to_string(residuals.first) + " (true " +
                                std::to_string(residuals.second) + ")";
-      g_summary.push_back({workload + "/" + row, 0, 0, 0, residual, what});
+      g_summary.push_back({workload + "/" + row, {}, what});
       state.SkipWithError(what.c_str());
       return;
     }
   }
   g_residuals[row] = {residual, true_residual};
 
-  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, [&] { (void)solve(); }, reset_x);
+  const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, [&] { (void)solve(); }, reset_x);
   if (row == "cusparse_cublas_host_ptr") g_host_ms = ms;
   if (row == "cusparse_cublas_device_ptr") g_device_ms = ms;
   state.counters["ms"] = ms;
@@ -329,7 +320,7 @@ void run_row(benchmark::State& state, const std::string& row) {
   state.counters["vs_host_ptr"] = g_host_ms / ms;
   state.counters["vs_device_ptr"] = g_device_ms / ms;
   state.counters["rel_residual"] = residual;
-  g_summary.push_back({workload + "/" + row, ms, g_host_ms / ms, g_device_ms / ms, residual, ""});
+  g_summary.push_back({workload + "/" + row, {ms, g_host_ms / ms, g_device_ms / ms, residual}, ""});
 }
 
 void register_all() {
@@ -340,7 +331,7 @@ void register_all() {
                                    try {
                                      run_row(s, r);
                                    } catch (const std::exception& e) {
-                                     g_summary.push_back({workload + "/" + r, 0, 0, 0, 0, e.what()});
+                                     g_summary.push_back({workload + "/" + r, {}, e.what()});
                                      s.SkipWithError(e.what());
                                    }
                                  })
@@ -351,37 +342,29 @@ void register_all() {
 }
 
 void setup_gpu() {
-  BENCH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-  BENCH_CHECK(cudaEventCreate(&g_start));
-  BENCH_CHECK(cudaEventCreate(&g_stop));
+  g_gpu.open("bench_cg");
   SPARSE_CHECK(cusparseCreate(&g_cusparse));
-  SPARSE_CHECK(cusparseSetStream(g_cusparse, g_stream));
+  SPARSE_CHECK(cusparseSetStream(g_cusparse, g_gpu.stream));
   BLAS_CHECK(cublasCreate(&g_cublas));
-  BLAS_CHECK(cublasSetStream(g_cublas, g_stream));
+  BLAS_CHECK(cublasSetStream(g_cublas, g_gpu.stream));
   g_ws = new scankit::workspace();
-  cudaDeviceProp prop{};
-  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  benchmark::AddCustomContext("gpu", prop.name);
-  benchmark::AddCustomContext("scankit_commit", scankit_bench::build_commit);
   (void)problem();  // here, so that the chosen cuSPARSE algorithm lands in the JSON context
 }
 
 int print_summary() {
-  int failed = 0;
   std::printf("\n%d iterations of CG per solve; cuSPARSE SpMV algorithm: %s\n", cg_iterations,
               g_problem ? algorithm_name(g_problem->alg) : "(not run)");
-  std::printf("%-42s %10s %12s %12s %12s %12s\n", "row", "ms/iter", "vs host_ptr", "vs dev_ptr", "residual", "true res.");
-  for (const summary_row& r : g_summary) {
-    if (!r.error.empty()) {
-      std::printf("%-42s FAILED: %s\n", r.name.c_str(), r.error.c_str());
-      ++failed;
-      continue;
-    }
-    const std::string row = r.name.substr(workload.size() + 1);
-    std::printf("%-42s %10.4f %12.3f %12.3f %12.4e %12.4e\n", r.name.c_str(), r.ms / cg_iterations, r.vs_host,
-                r.vs_device, r.residual, g_residuals[row].second);
+  // Per iteration, and the true residual beside the updated one.
+  std::vector<summary_row> rows = g_summary;
+  for (summary_row& r : rows) {
+    if (!r.error.empty()) continue;
+    r.values[0] /= cg_iterations;
+    r.values.push_back(g_residuals[r.name.substr(workload.size() + 1)].second);
   }
-  return failed;
+  return scankit_bench::print_summary_table(
+      42, {{"ms/iter", 10, 4}, {"vs host_ptr", 12, 3}, {"vs dev_ptr", 12, 3}, {"residual", 12, 4, 'e'},
+           {"true res.", 12, 4, 'e'}},
+      rows);
 }
 
 void teardown_gpu() {
@@ -396,7 +379,7 @@ void teardown_gpu() {
   delete g_ws;
   (void)cublasDestroy(g_cublas);
   (void)cusparseDestroy(g_cusparse);
-  (void)cudaStreamDestroy(g_stream);
+  g_gpu.close();
 }
 
 }  // namespace

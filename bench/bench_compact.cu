@@ -34,6 +34,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_main.hpp"
+#include "bench_support.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -60,43 +61,17 @@
 #include "scankit/device/select.cuh"
 #include "scankit/workspace.hpp"
 
-namespace scankit_bench {
-extern const char* const build_commit;  // generated build_info.cpp
-}
-
 namespace {
 
 using i64 = std::int64_t;
 
-void check_cuda(cudaError_t code, const char* call, int line) {
-  if (code != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw std::runtime_error(std::string(call) + " failed at bench_compact.cu:" + std::to_string(line) + ": " +
-                             cudaGetErrorName(code) + ": " + cudaGetErrorString(code));
-  }
-}
-#define BENCH_CHECK(call) check_cuda((call), #call, __LINE__)
-
-cudaStream_t g_stream = nullptr;
-cudaEvent_t g_start = nullptr;
-cudaEvent_t g_stop = nullptr;
+scankit_bench::gpu_session g_gpu;  // device, stream, timing events
 unsigned long long* g_scalars = nullptr;  // device: [0] mismatches, [1] first mismatch
-int g_sm_count = 132;
-
-int helper_grid(i64 n) {
-  const i64 blocks = (n + 255) / 256;
-  return static_cast<int>(std::max<i64>(1, std::min<i64>(blocks, i64{g_sm_count} * 8)));
-}
 
 // ------------------------------------------------------------------------------------------
 // Helper kernels: random input, run ids, comparison.
 
-__host__ __device__ inline std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using scankit_bench::mix64;
 
 template <class T>
 __global__ void fill_random_kernel(T* data, i64 n, std::uint64_t seed) {
@@ -177,7 +152,7 @@ void free_data(data_set& d) noexcept {
 }
 
 void release_data() noexcept {
-  (void)cudaStreamSynchronize(g_stream);
+  (void)cudaStreamSynchronize(g_gpu.stream);
   free_data(g_data);
 }
 
@@ -191,12 +166,12 @@ cudaError_t cub_call(const workload& w, data_set& d, void* temp, std::size_t& te
   const T* in = static_cast<const T*>(d.in);
   switch (w.kind) {
     case op::select:
-      return cub::DeviceSelect::If(temp, temp_bytes, in, out, d.counts, w.n, predicate_of<T>(d), g_stream);
+      return cub::DeviceSelect::If(temp, temp_bytes, in, out, d.counts, w.n, predicate_of<T>(d), g_gpu.stream);
     case op::partition:
     case op::partition2:
-      return cub::DevicePartition::If(temp, temp_bytes, in, out, d.counts, w.n, predicate_of<T>(d), g_stream);
+      return cub::DevicePartition::If(temp, temp_bytes, in, out, d.counts, w.n, predicate_of<T>(d), g_gpu.stream);
     case op::unique:
-      return cub::DeviceSelect::Unique(temp, temp_bytes, in, out, d.counts, w.n, g_stream);
+      return cub::DeviceSelect::Unique(temp, temp_bytes, in, out, d.counts, w.n, g_gpu.stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -218,19 +193,19 @@ data_set& data_for(const workload& w) {
     const std::uint64_t seed = mix64(std::hash<std::string>{}(w.name));
     if (w.kind == op::unique) {
       auto* keys = static_cast<std::uint32_t*>(d.in);
-      run_starts_kernel<<<helper_grid(w.n), 256, 0, g_stream>>>(keys, w.n, seed);
+      run_starts_kernel<<<g_gpu.helper_grid(w.n), 256, 0, g_gpu.stream>>>(keys, w.n, seed);
       BENCH_CHECK(cudaGetLastError());
       std::size_t scan_bytes = 0;
-      BENCH_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, keys, keys, w.n, g_stream));
+      BENCH_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, keys, keys, w.n, g_gpu.stream));
       void* scan_temp = nullptr;
       BENCH_CHECK(cudaMalloc(&scan_temp, std::max<std::size_t>(scan_bytes, 1)));
-      const cudaError_t scanned = cub::DeviceScan::InclusiveSum(scan_temp, scan_bytes, keys, keys, w.n, g_stream);
-      BENCH_CHECK(cudaStreamSynchronize(g_stream));
+      const cudaError_t scanned = cub::DeviceScan::InclusiveSum(scan_temp, scan_bytes, keys, keys, w.n, g_gpu.stream);
+      BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
       (void)cudaFree(scan_temp);
       BENCH_CHECK(scanned);
-      run_keys_kernel<<<helper_grid(w.n), 256, 0, g_stream>>>(keys, w.n, seed);
+      run_keys_kernel<<<g_gpu.helper_grid(w.n), 256, 0, g_gpu.stream>>>(keys, w.n, seed);
     } else {
-      fill_random_kernel<T><<<helper_grid(w.n), 256, 0, g_stream>>>(static_cast<T*>(d.in), w.n, seed);
+      fill_random_kernel<T><<<g_gpu.helper_grid(w.n), 256, 0, g_gpu.stream>>>(static_cast<T*>(d.in), w.n, seed);
       const long double range = static_cast<long double>(std::numeric_limits<T>::max()) + 1.0L;
       d.threshold = static_cast<std::uint64_t>(range * static_cast<long double>(w.keep));
     }
@@ -238,10 +213,10 @@ data_set& data_for(const workload& w) {
     BENCH_CHECK(cub_call<T>(w, d, nullptr, d.temp_bytes, static_cast<T*>(d.ref)));
     BENCH_CHECK(cudaMalloc(&d.temp, std::max<std::size_t>(d.temp_bytes, 1)));
     BENCH_CHECK(cub_call<T>(w, d, d.temp, d.temp_bytes, static_cast<T*>(d.ref)));
-    BENCH_CHECK(cudaMemcpyAsync(&d.cub_count, d.counts, sizeof(i64), cudaMemcpyDeviceToHost, g_stream));
-    BENCH_CHECK(cudaStreamSynchronize(g_stream));
+    BENCH_CHECK(cudaMemcpyAsync(&d.cub_count, d.counts, sizeof(i64), cudaMemcpyDeviceToHost, g_gpu.stream));
+    BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   } catch (...) {
-    (void)cudaStreamSynchronize(g_stream);
+    (void)cudaStreamSynchronize(g_gpu.stream);
     free_data(d);
     throw;
   }
@@ -262,12 +237,12 @@ double bytes_moved(const workload& w, i64 selected) {
 
 template <class Launch>
 double time_once_ms(Launch&& launch) {
-  BENCH_CHECK(cudaEventRecord(g_start, g_stream));
+  BENCH_CHECK(cudaEventRecord(g_gpu.start, g_gpu.stream));
   launch();
-  BENCH_CHECK(cudaEventRecord(g_stop, g_stream));
-  BENCH_CHECK(cudaEventSynchronize(g_stop));
+  BENCH_CHECK(cudaEventRecord(g_gpu.stop, g_gpu.stream));
+  BENCH_CHECK(cudaEventSynchronize(g_gpu.stop));
   float ms = 0.0f;
-  BENCH_CHECK(cudaEventElapsedTime(&ms, g_start, g_stop));
+  BENCH_CHECK(cudaEventElapsedTime(&ms, g_gpu.start, g_gpu.stop));
   return static_cast<double>(ms);
 }
 
@@ -313,7 +288,7 @@ void fail(benchmark::State& state, row_record& row, const std::string& why) {
 template <class Launch>
 void timed_loop(benchmark::State& state, row_record& row, double counted_bytes, Launch&& launch) {
   launch();  // warm-up (also grows the reused workspace)
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   std::vector<double> times;
   for (auto _ : state) {
     const double ms = time_once_ms(launch);
@@ -339,8 +314,8 @@ template <class T>
 void select_with_shape(int shape, const T* in, T* out, i64* count, i64 n, scankit::keep_in_range<T> pred,
                        scankit::workspace* ws) {
   using scankit::device::compact_policy;
-  if (shape == 2) return scankit::device::select_if<compact_policy<256, 32, 0>>(in, out, count, n, pred, g_stream, ws);
-  return scankit::device::select_if<compact_policy<256, 32>>(in, out, count, n, pred, g_stream, ws);
+  if (shape == 2) return scankit::device::select_if<compact_policy<256, 32, 0>>(in, out, count, n, pred, g_gpu.stream, ws);
+  return scankit::device::select_if<compact_policy<256, 32>>(in, out, count, n, pred, g_gpu.stream, ws);
 }
 
 template <class T>
@@ -358,22 +333,22 @@ void scankit_call(const workload& w, data_set& d, const scankit::compact_options
   }
   switch (w.kind) {
     case op::select:
-      scankit::select_if(in, out, count, w.n, predicate_of<T>(d), g_stream, ws, options);
+      scankit::select_if(in, out, count, w.n, predicate_of<T>(d), g_gpu.stream, ws, options);
       return;
     case op::partition:
     case op::partition2:
       if constexpr (std::is_same_v<T, std::uint32_t>) {  // precompiled for uint32 and float
         if (w.kind == op::partition) {
-          scankit::partition_if(in, out, count, w.n, predicate_of<T>(d), g_stream, ws, options);
+          scankit::partition_if(in, out, count, w.n, predicate_of<T>(d), g_gpu.stream, ws, options);
         } else {
-          scankit::partition_if(in, out, static_cast<T*>(d.out2), count, w.n, predicate_of<T>(d), g_stream, ws,
+          scankit::partition_if(in, out, static_cast<T*>(d.out2), count, w.n, predicate_of<T>(d), g_gpu.stream, ws,
                                 options);
         }
         return;
       }
       throw std::runtime_error("partition is benchmarked on uint32 only");
     case op::unique:
-      scankit::unique(in, out, count, w.n, g_stream, ws, options);
+      scankit::unique(in, out, count, w.n, g_gpu.stream, ws, options);
       return;
   }
 }
@@ -382,11 +357,11 @@ template <class T>
 std::string compare_on_device(const T* got, const T* want, i64 n, const char* what) {
   if (n == 0) return {};
   unsigned long long host[2] = {0, ~0ull};
-  BENCH_CHECK(cudaMemcpyAsync(g_scalars, host, sizeof(host), cudaMemcpyHostToDevice, g_stream));
-  compare_kernel<T><<<helper_grid(n), 256, 0, g_stream>>>(got, want, n, g_scalars, g_scalars + 1);
+  BENCH_CHECK(cudaMemcpyAsync(g_scalars, host, sizeof(host), cudaMemcpyHostToDevice, g_gpu.stream));
+  compare_kernel<T><<<g_gpu.helper_grid(n), 256, 0, g_gpu.stream>>>(got, want, n, g_scalars, g_scalars + 1);
   BENCH_CHECK(cudaGetLastError());
-  BENCH_CHECK(cudaMemcpyAsync(host, g_scalars, sizeof(host), cudaMemcpyDeviceToHost, g_stream));
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaMemcpyAsync(host, g_scalars, sizeof(host), cudaMemcpyDeviceToHost, g_gpu.stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   if (host[0] == 0) return {};
   return std::string("mismatch vs CUB: ") + what + ": " + std::to_string(host[0]) + " of " + std::to_string(n) +
          " items differ, first at " + std::to_string(host[1]);
@@ -397,13 +372,13 @@ template <class T>
 std::string check_against_cub(const workload& w, data_set& d, const scankit::compact_options& options,
                               int tile_shape, scankit::workspace* ws) {
   const std::size_t bytes = static_cast<std::size_t>(w.n) * sizeof(T);
-  BENCH_CHECK(cudaMemsetAsync(d.out, 0xA5, bytes, g_stream));
-  if (d.out2 != nullptr) BENCH_CHECK(cudaMemsetAsync(d.out2, 0xA5, bytes, g_stream));
-  BENCH_CHECK(cudaMemsetAsync(d.counts + 1, 0xA5, sizeof(i64), g_stream));
+  BENCH_CHECK(cudaMemsetAsync(d.out, 0xA5, bytes, g_gpu.stream));
+  if (d.out2 != nullptr) BENCH_CHECK(cudaMemsetAsync(d.out2, 0xA5, bytes, g_gpu.stream));
+  BENCH_CHECK(cudaMemsetAsync(d.counts + 1, 0xA5, sizeof(i64), g_gpu.stream));
   scankit_call<T>(w, d, options, tile_shape, ws);
   i64 count = -1;
-  BENCH_CHECK(cudaMemcpyAsync(&count, d.counts + 1, sizeof(i64), cudaMemcpyDeviceToHost, g_stream));
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaMemcpyAsync(&count, d.counts + 1, sizeof(i64), cudaMemcpyDeviceToHost, g_gpu.stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   if (count != d.cub_count) {
     return "mismatch vs CUB: count " + std::to_string(count) + ", CUB " + std::to_string(d.cub_count);
   }
@@ -451,7 +426,7 @@ void bm_row(benchmark::State& state, std::size_t row_index) {
       const std::size_t copied =
           std::min(static_cast<std::size_t>(row.bytes / 2), static_cast<std::size_t>(w.n) * sizeof(T));
       timed_loop(state, row, 2.0 * static_cast<double>(copied),
-                 [&] { BENCH_CHECK(cudaMemcpyAsync(d.out, d.in, copied, cudaMemcpyDeviceToDevice, g_stream)); });
+                 [&] { BENCH_CHECK(cudaMemcpyAsync(d.out, d.in, copied, cudaMemcpyDeviceToDevice, g_gpu.stream)); });
       const double ms = median(row.rep_ms);
       anchor_of(w.name).first = 2.0 * static_cast<double>(copied) / (ms * 1e-3) / 1e9;
     } else if (row.kind == "cub") {
@@ -564,40 +539,14 @@ int print_summary() {
 }
 
 void setup_gpu() {
-  int count = 0;
-  BENCH_CHECK(cudaGetDeviceCount(&count));
-  if (count == 0) throw std::runtime_error("no CUDA device");
-  BENCH_CHECK(cudaSetDevice(0));
-  cudaDeviceProp prop{};
-  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  g_sm_count = prop.multiProcessorCount;
-  int runtime = 0, driver = 0;
-  BENCH_CHECK(cudaRuntimeGetVersion(&runtime));
-  BENCH_CHECK(cudaDriverGetVersion(&driver));
-  BENCH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-  BENCH_CHECK(cudaEventCreate(&g_start));
-  BENCH_CHECK(cudaEventCreate(&g_stop));
+  g_gpu.open("bench_compact");
   BENCH_CHECK(cudaMalloc(&g_scalars, 2 * sizeof(unsigned long long)));
-  const char* commit = std::getenv("SCANKIT_COMMIT");
-  const char* shown = commit != nullptr && *commit != '\0' ? commit : scankit_bench::build_commit;
-  benchmark::AddCustomContext("gpu", prop.name);
-  benchmark::AddCustomContext("gpu_sms", std::to_string(prop.multiProcessorCount));
-  benchmark::AddCustomContext("gpu_l2_bytes", std::to_string(prop.l2CacheSize));
-  benchmark::AddCustomContext("compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
-  benchmark::AddCustomContext("cuda_runtime_version", std::to_string(runtime));
-  benchmark::AddCustomContext("cuda_driver_version", std::to_string(driver));
-  benchmark::AddCustomContext("scankit_commit", shown);
-  benchmark::AddCustomContext("scankit_build_commit", scankit_bench::build_commit);
-  std::fprintf(stderr, "bench_compact: %s, %d SMs, L2 %d bytes, sm_%d%d, CUDA runtime %d, driver %d, commit %s\n",
-               prop.name, prop.multiProcessorCount, prop.l2CacheSize, prop.major, prop.minor, runtime, driver, shown);
 }
 
 void teardown_gpu() noexcept {
   release_data();
   if (g_scalars != nullptr) (void)cudaFree(g_scalars);
-  if (g_start != nullptr) (void)cudaEventDestroy(g_start);
-  if (g_stop != nullptr) (void)cudaEventDestroy(g_stop);
-  if (g_stream != nullptr) (void)cudaStreamDestroy(g_stream);
+  g_gpu.close();
 }
 
 }  // namespace

@@ -65,16 +65,11 @@
 #include "scankit/detail/table_fixed_point.hpp"
 #include "scankit/sampling.hpp"
 
-namespace scankit_bench {
-extern const char* const build_commit;  // generated build_info.cpp
-}
-
 namespace {
 
 using i64 = std::int64_t;
 
-cudaStream_t g_stream = nullptr;
-cudaEvent_t g_start = nullptr, g_stop = nullptr;
+scankit_bench::gpu_session g_gpu;  // device, stream, timing events
 std::map<std::string, std::vector<double>> g_ms;  // row name -> median of each repetition
 std::map<std::string, std::vector<double>> g_cold_ms;  // the same for one-iteration (sizing) calls
 std::map<std::string, std::string> g_errors;
@@ -87,7 +82,7 @@ double median(std::vector<double> v) {
 
 template <class Launch>
 double timed_loop(benchmark::State& state, const std::string& name, Launch&& launch) {
-  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
+  const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, launch);
   // Google Benchmark first calls a row with one iteration to size the run: those cold calls count
   // only when no longer call comes, so that they do not pull the anchors' medians (copy ratios) up.
   (state.max_iterations > 1 ? g_ms : g_cold_ms)[name].push_back(ms);
@@ -158,14 +153,14 @@ draws_data& draws() {
   d.w.resize(k_draw_bins);
   thrust::transform(thrust::counting_iterator<i64>(0), thrust::counting_iterator<i64>(k_draw_bins), d.w.begin(),
                     weight_of_index{});
-  scankit::build_sampling_table(thrust::raw_pointer_cast(d.w.data()), k_draw_bins, d.table, g_stream);
-  d.table.check_host(g_stream);
+  scankit::build_sampling_table(thrust::raw_pointer_cast(d.w.data()), k_draw_bins, d.table, g_gpu.stream);
+  d.table.check_host(g_gpu.stream);
   std::uint64_t total_units = 0;
   BENCH_CHECK(cudaMemcpy(&total_units, d.table.cdf() + k_draw_bins - 1, sizeof total_units, cudaMemcpyDeviceToHost));
   d.unit_targets.resize(k_draws);
   thrust::transform(thrust::counting_iterator<i64>(0), thrust::counting_iterator<i64>(k_draws), d.unit_targets.begin(),
                     unit_target_of_draw{total_units, k_seed});
-  scankit::build_alias_table(thrust::raw_pointer_cast(d.w.data()), k_draw_bins, d.alias, g_stream);
+  scankit::build_alias_table(thrust::raw_pointer_cast(d.w.data()), k_draw_bins, d.alias, g_gpu.stream);
   // The Thrust composition: a double CDF by thrust::inclusive_scan, a binary search per target.
   d.cdf_f64.resize(k_draw_bins);
   thrust::inclusive_scan(thrust::make_transform_iterator(d.w.begin(), to_double{}),
@@ -194,7 +189,7 @@ void release_draws() {
 void bm_draws_thrust_f64(benchmark::State& state) {
   auto& d = draws();
   timed_loop(state, "draws/thrust_upper_bound_f64", [&] {
-    thrust::upper_bound(thrust::cuda::par.on(g_stream), d.cdf_f64.begin(), d.cdf_f64.end(), d.targets.begin(),
+    thrust::upper_bound(thrust::cuda::par.on(g_gpu.stream), d.cdf_f64.begin(), d.cdf_f64.end(), d.targets.begin(),
                         d.targets.end(), d.thrust_out.begin());
   });
 }
@@ -202,7 +197,7 @@ void bm_draws_thrust_f64(benchmark::State& state) {
 void bm_draws_thrust_f32(benchmark::State& state) {
   auto& d = draws();
   timed_loop(state, "draws/thrust_upper_bound_f32", [&] {
-    thrust::upper_bound(thrust::cuda::par.on(g_stream), d.cdf_f32.begin(), d.cdf_f32.end(), d.targets_f32.begin(),
+    thrust::upper_bound(thrust::cuda::par.on(g_gpu.stream), d.cdf_f32.begin(), d.cdf_f32.end(), d.targets_f32.begin(),
                         d.targets_f32.end(), d.thrust_out.begin());
   });
 }
@@ -216,17 +211,17 @@ void bm_draws_scankit(benchmark::State& state) {
   std::int32_t* out = thrust::raw_pointer_cast(d.out.data());
   // Guard: the same targets through thrust over scankit's CDF (integer units: exact).
   const std::uint64_t* cdf = d.table.cdf();
-  thrust::upper_bound(thrust::cuda::par.on(g_stream), cdf, cdf + k_draw_bins, d.unit_targets.begin(),
+  thrust::upper_bound(thrust::cuda::par.on(g_gpu.stream), cdf, cdf + k_draw_bins, d.unit_targets.begin(),
                       d.unit_targets.end(), d.thrust_out.begin());
-  scankit::sample(d.table, out, k_draws, k_seed, 0, g_stream);
-  const i64 bad = thrust::inner_product(thrust::cuda::par.on(g_stream), d.out.begin(), d.out.end(),
+  scankit::sample(d.table, out, k_draws, k_seed, 0, g_gpu.stream);
+  const i64 bad = thrust::inner_product(thrust::cuda::par.on(g_gpu.stream), d.out.begin(), d.out.end(),
                                        d.thrust_out.begin(), i64(0), thrust::plus<i64>(), differs{});
   if (bad != 0) {
     g_errors["draws/scankit_sample"] = std::to_string(bad) + " draws differ from thrust::upper_bound";
     state.SkipWithError("mismatch vs thrust");
     return;
   }
-  const double ms = timed_loop(state, "draws/scankit_sample", [&] { scankit::sample(d.table, out, k_draws, k_seed, 0, g_stream); });
+  const double ms = timed_loop(state, "draws/scankit_sample", [&] { scankit::sample(d.table, out, k_draws, k_seed, 0, g_gpu.stream); });
   state.counters["vs_thrust"] = anchor_ms("draws/thrust_upper_bound_f64") / ms;
   state.counters["vs_thrust_f32"] = anchor_ms("draws/thrust_upper_bound_f32") / ms;
   state.counters["Gdraws_per_s"] = double(k_draws) / (ms * 1e-3) / 1e9;
@@ -258,15 +253,15 @@ void bm_draws_alias(benchmark::State& state) {
   auto& d = draws();
   std::int32_t* out = thrust::raw_pointer_cast(d.out.data());
   const std::string name = "draws/scankit_alias_sample";
-  scankit::sample(d.alias, out, k_draws, k_seed, 0, g_stream);
-  const i64 bad = thrust::count_if(thrust::cuda::par.on(g_stream), d.out.begin(), d.out.end(),
+  scankit::sample(d.alias, out, k_draws, k_seed, 0, g_gpu.stream);
+  const i64 bad = thrust::count_if(thrust::cuda::par.on(g_gpu.stream), d.out.begin(), d.out.end(),
                                    bad_alias_draw{thrust::raw_pointer_cast(d.w.data()), k_draw_bins});
   if (bad != 0 || !alias_draws_match_host(d.alias, d.out, i64(1) << 16, k_seed)) {
     g_errors[name] = std::to_string(bad) + " draws not a bin of positive weight, or differ from the host pick";
     state.SkipWithError("invalid alias draws");
     return;
   }
-  const double ms = timed_loop(state, name, [&] { scankit::sample(d.alias, out, k_draws, k_seed, 0, g_stream); });
+  const double ms = timed_loop(state, name, [&] { scankit::sample(d.alias, out, k_draws, k_seed, 0, g_gpu.stream); });
   state.counters["vs_thrust"] = anchor_ms("draws/thrust_upper_bound_f64") / ms;
   state.counters["vs_thrust_f32"] = anchor_ms("draws/thrust_upper_bound_f32") / ms;
   state.counters["vs_scankit_sample"] = anchor_ms("draws/scankit_sample") / ms;
@@ -278,7 +273,7 @@ void bm_copy(benchmark::State& state, i64 bytes, const std::string& name) {
   BENCH_CHECK(cudaMalloc(&a, bytes));
   BENCH_CHECK(cudaMalloc(&b, bytes));
   BENCH_CHECK(cudaMemset(a, 1, bytes));
-  const double ms = timed_loop(state, name, [&] { BENCH_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, g_stream)); });
+  const double ms = timed_loop(state, name, [&] { BENCH_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, g_gpu.stream)); });
   state.counters["GBps"] = 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
   BENCH_CHECK(cudaFree(a));
   BENCH_CHECK(cudaFree(b));
@@ -292,7 +287,7 @@ void bm_build_thrust(benchmark::State& state, i64 n) {
   thrust::device_vector<double> cdf(n);
   const std::string name = "build/" + std::to_string(n) + "/thrust_scan_f64";
   const double ms = timed_loop(state, name, [&] {
-    thrust::inclusive_scan(thrust::cuda::par.on(g_stream), thrust::make_transform_iterator(w.begin(), to_double{}),
+    thrust::inclusive_scan(thrust::cuda::par.on(g_gpu.stream), thrust::make_transform_iterator(w.begin(), to_double{}),
                            thrust::make_transform_iterator(w.end(), to_double{}), cdf.begin());
   });
   state.counters["frac_copy"] = 12.0 * double(n) / (ms * 1e-3) / 1e9 / copy_gbps("build/copy", i64(1) << 30);
@@ -304,8 +299,8 @@ void bm_build_scankit(benchmark::State& state, i64 n) {
   scankit::sampling_table table;
   const float* p = thrust::raw_pointer_cast(w.data());
   const std::string name = "build/" + std::to_string(n) + "/scankit_build";
-  const double ms = timed_loop(state, name, [&] { scankit::build_sampling_table(p, n, table, g_stream); });
-  if (table.status_host(g_stream) != scankit::sampling_status::ok) {
+  const double ms = timed_loop(state, name, [&] { scankit::build_sampling_table(p, n, table, g_gpu.stream); });
+  if (table.status_host(g_gpu.stream) != scankit::sampling_status::ok) {
     g_errors[name] = "status not ok";
     state.SkipWithError("status not ok");
     return;
@@ -334,15 +329,15 @@ void bm_build_alias(benchmark::State& state, i64 n) {
   scankit::workspace ws;
   const float* p = thrust::raw_pointer_cast(w.data());
   const std::string name = "build/" + std::to_string(n) + "/scankit_alias_build";
-  scankit::build_alias_table(p, n, table, g_stream, &ws);
-  const i64 bad = thrust::count_if(thrust::cuda::par.on(g_stream), thrust::counting_iterator<i64>(0),
+  scankit::build_alias_table(p, n, table, g_gpu.stream, &ws);
+  const i64 bad = thrust::count_if(thrust::cuda::par.on(g_gpu.stream), thrust::counting_iterator<i64>(0),
                                    thrust::counting_iterator<i64>(n), bad_alias_entry{table.entries(), p, n});
-  if (table.status_host(g_stream) != scankit::sampling_status::ok || bad != 0) {
+  if (table.status_host(g_gpu.stream) != scankit::sampling_status::ok || bad != 0) {
     g_errors[name] = "status not ok or " + std::to_string(bad) + " bad buckets";
     state.SkipWithError("invalid alias table");
     return;
   }
-  const double ms = timed_loop(state, name, [&] { scankit::build_alias_table(p, n, table, g_stream, &ws); });
+  const double ms = timed_loop(state, name, [&] { scankit::build_alias_table(p, n, table, g_gpu.stream, &ws); });
   const double gbps = 12.0 * double(n) / (ms * 1e-3) / 1e9;
   state.counters["GBps_minimal"] = gbps;
   state.counters["frac_copy"] = gbps / copy_gbps("build/copy", i64(1) << 30);
@@ -372,13 +367,13 @@ void bm_rows(benchmark::State& state, bool segments) {
   auto call = [&] {
     if (segments)
       scankit::sample_segments(p, n, thrust::raw_pointer_cast(offsets.data()), k_rows,
-                               thrust::raw_pointer_cast(draw_offsets.data()), k_rows, o, k_seed, 0, g_stream, &ws);
+                               thrust::raw_pointer_cast(draw_offsets.data()), k_rows, o, k_seed, 0, g_gpu.stream, &ws);
     else
-      scankit::sample_rows(p, k_rows, k_cols, o, k_seed, 0, g_stream, &ws);
+      scankit::sample_rows(p, k_rows, k_cols, o, k_seed, 0, g_gpu.stream, &ws);
   };
   const std::string name = std::string("rows/") + (segments ? "scankit_sample_segments" : "scankit_sample_rows");
   call();
-  const i64 bad = thrust::inner_product(thrust::cuda::par.on(g_stream), thrust::counting_iterator<i64>(0),
+  const i64 bad = thrust::inner_product(thrust::cuda::par.on(g_gpu.stream), thrust::counting_iterator<i64>(0),
                                        thrust::counting_iterator<i64>(k_rows), out.begin(), i64(0),
                                        thrust::plus<i64>(), bad_row_draw{p});
   if (bad != 0) {
@@ -400,9 +395,9 @@ void bm_without_replacement(benchmark::State& state) {
   scankit::workspace ws;
   const float* p = thrust::raw_pointer_cast(w.data());
   std::int32_t* o = thrust::raw_pointer_cast(out.data());
-  auto call = [&] { scankit::sample_without_replacement(p, n, k, o, k_seed, 0, g_stream, &ws); };
+  auto call = [&] { scankit::sample_without_replacement(p, n, k, o, k_seed, 0, g_gpu.stream, &ws); };
   call();
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));  // thrust::copy below runs on another stream
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));  // thrust::copy below runs on another stream
   std::vector<std::int32_t> host(k);
   thrust::copy(out.begin(), out.end(), host.begin());
   std::sort(host.begin(), host.end());
@@ -438,10 +433,10 @@ void bm_top(benchmark::State& state, std::int64_t k, double p, const std::string
   o.top_k = k, o.top_p = p;
   const float* px = thrust::raw_pointer_cast(x.data());
   std::int32_t* po = thrust::raw_pointer_cast(out.data());
-  auto call = [&] { scankit::sample_rows_top(px, k_rows, k_cols, po, o, k_seed, 0, g_stream, &ws); };
+  auto call = [&] { scankit::sample_rows_top(px, k_rows, k_cols, po, o, k_seed, 0, g_gpu.stream, &ws); };
   const std::string name = "top/" + label;
   call();
-  const i64 bad = thrust::count_if(thrust::cuda::par.on(g_stream), out.begin(), out.end(), bad_token{});
+  const i64 bad = thrust::count_if(thrust::cuda::par.on(g_gpu.stream), out.begin(), out.end(), bad_token{});
   if (bad != 0) {
     g_errors[name] = std::to_string(bad) + " rows drew no valid token";
     state.SkipWithError("invalid draw");
@@ -507,34 +502,12 @@ int print_summary() {
 }
 
 void setup_gpu() {
-  int count = 0;
-  BENCH_CHECK(cudaGetDeviceCount(&count));
-  if (count == 0) throw std::runtime_error("no CUDA device");
-  BENCH_CHECK(cudaSetDevice(0));
-  cudaDeviceProp prop{};
-  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  int runtime = 0, driver = 0;
-  BENCH_CHECK(cudaRuntimeGetVersion(&runtime));
-  BENCH_CHECK(cudaDriverGetVersion(&driver));
-  BENCH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-  BENCH_CHECK(cudaEventCreate(&g_start));
-  BENCH_CHECK(cudaEventCreate(&g_stop));
-  const char* commit = std::getenv("SCANKIT_COMMIT");
-  const char* shown = commit != nullptr && *commit != '\0' ? commit : scankit_bench::build_commit;
-  for (const auto& [key, value] : std::map<std::string, std::string>{
-           {"gpu", prop.name}, {"gpu_sms", std::to_string(prop.multiProcessorCount)},
-           {"cuda_runtime_version", std::to_string(runtime)}, {"cuda_driver_version", std::to_string(driver)},
-           {"scankit_commit", shown}, {"scankit_build_commit", scankit_bench::build_commit}})
-    benchmark::AddCustomContext(key, value);
-  std::fprintf(stderr, "bench_sampling: %s, %d SMs, CUDA runtime %d, driver %d, commit %s\n", prop.name,
-               prop.multiProcessorCount, runtime, driver, shown);
+  g_gpu.open("bench_sampling");
 }
 
 void teardown_gpu() noexcept {
   release_draws();
-  for (cudaEvent_t e : {g_start, g_stop})
-    if (e != nullptr) (void)cudaEventDestroy(e);
-  if (g_stream != nullptr) (void)cudaStreamDestroy(g_stream);
+  g_gpu.close();
 }
 
 }  // namespace

@@ -65,6 +65,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_main.hpp"
+#include "bench_support.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -91,28 +92,11 @@
 #include "scankit/scan_options.hpp"
 #include "scankit/workspace.hpp"
 
-namespace scankit_bench {
-extern const char* const build_commit;  // generated build_info.cpp
-}
-
 namespace {
 
 using i64 = std::int64_t;
 
 constexpr i64 pow2(int e) { return i64{1} << e; }
-
-// ------------------------------------------------------------------------------------------
-// CUDA error checking: every runtime call goes through BENCH_CHECK and throws on failure; the
-// benchmark bodies turn the exception into SkipWithError.
-
-void check_cuda(cudaError_t code, const char* call, int line) {
-  if (code != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw std::runtime_error(std::string(call) + " failed at bench_scan.cu:" + std::to_string(line) + ": " +
-                             cudaGetErrorName(code) + ": " + cudaGetErrorString(code));
-  }
-}
-#define BENCH_CHECK(call) check_cuda((call), #call, __LINE__)
 
 // ------------------------------------------------------------------------------------------
 // Value types.
@@ -144,26 +128,13 @@ constexpr double absolute_tolerance() {
 // ------------------------------------------------------------------------------------------
 // Process-wide CUDA objects.
 
-cudaStream_t g_stream = nullptr;
-cudaEvent_t g_start = nullptr;
-cudaEvent_t g_stop = nullptr;
+scankit_bench::gpu_session g_gpu;  // device, stream, timing events
 unsigned long long* g_scalars = nullptr;  // device: [0] count / hash, [1] first bad index
-int g_sm_count = 132;
-
-int helper_grid(i64 n) {
-  const i64 blocks = (n + 255) / 256;
-  return static_cast<int>(std::max<i64>(1, std::min<i64>(blocks, i64{g_sm_count} * 8)));
-}
 
 // ------------------------------------------------------------------------------------------
 // Helper kernels: random input, comparison, bit hash. (No scankit kernels are instantiated here.)
 
-__host__ __device__ inline std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using scankit_bench::mix64;
 
 template <class T>
 __global__ void fill_random_kernel(T* data, i64 n, std::uint64_t seed) {
@@ -224,7 +195,7 @@ __global__ void hash_kernel(const T* data, i64 n, unsigned long long* hash) {
 
 template <class T>
 cudaError_t cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const T* in, T* out, i64 n) {
-  return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, static_cast<int>(n), g_stream);
+  return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, static_cast<int>(n), g_gpu.stream);
 }
 
 // A plus whose result is the item type: with it CUB's accumulator is T itself.
@@ -256,7 +227,7 @@ static_assert(std::is_same_v<cub_accum_t<narrow_plus, std::int16_t>, std::int16_
 
 template <class T>
 cudaError_t cub_inclusive_scan_narrow(void* temp, std::size_t& temp_bytes, const T* in, T* out, i64 n) {
-  return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, narrow_plus{}, static_cast<int>(n), g_stream);
+  return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, narrow_plus{}, static_cast<int>(n), g_gpu.stream);
 }
 
 template <class A>
@@ -312,7 +283,7 @@ void free_data(data_set& d) noexcept {
 }
 
 void release_data() noexcept {
-  (void)cudaStreamSynchronize(g_stream);
+  (void)cudaStreamSynchronize(g_gpu.stream);
   free_data(g_data);
 }
 
@@ -329,7 +300,7 @@ data_set& data_for(i64 n) {
     BENCH_CHECK(cudaMalloc(&d.ref, bytes));
     const std::uint64_t seed = mix64(static_cast<std::uint64_t>(n) * 1000003u + sizeof(T) * 17u +
                                      (std::is_floating_point_v<T> ? 1u : 0u));
-    fill_random_kernel<T><<<helper_grid(n), 256, 0, g_stream>>>(static_cast<T*>(d.in), n, seed);
+    fill_random_kernel<T><<<g_gpu.helper_grid(n), 256, 0, g_gpu.stream>>>(static_cast<T*>(d.in), n, seed);
     BENCH_CHECK(cudaGetLastError());
     BENCH_CHECK(cub_inclusive_sum<T>(nullptr, d.temp_bytes, static_cast<const T*>(d.in), static_cast<T*>(d.ref), n));
     BENCH_CHECK(cudaMalloc(&d.temp, std::max<std::size_t>(d.temp_bytes, 1)));
@@ -339,26 +310,26 @@ data_set& data_for(i64 n) {
       BENCH_CHECK(cub_inclusive_scan_narrow<T>(nullptr, d.temp_scan_bytes, static_cast<const T*>(d.in),
                                                static_cast<T*>(d.out), n));
       BENCH_CHECK(cudaMalloc(&d.temp_scan, std::max<std::size_t>(d.temp_scan_bytes, 1)));
-      BENCH_CHECK(cudaMemsetAsync(d.out, 0xFF, bytes, g_stream));
+      BENCH_CHECK(cudaMemsetAsync(d.out, 0xFF, bytes, g_gpu.stream));
       BENCH_CHECK(cub_inclusive_scan_narrow<T>(d.temp_scan, d.temp_scan_bytes, static_cast<const T*>(d.in),
                                                static_cast<T*>(d.out), n));
       unsigned long long host[2] = {0, ~0ull};
-      BENCH_CHECK(cudaMemcpyAsync(g_scalars, host, sizeof(host), cudaMemcpyHostToDevice, g_stream));
-      compare_kernel<T><<<helper_grid(n), 256, 0, g_stream>>>(static_cast<const T*>(d.out),
+      BENCH_CHECK(cudaMemcpyAsync(g_scalars, host, sizeof(host), cudaMemcpyHostToDevice, g_gpu.stream));
+      compare_kernel<T><<<g_gpu.helper_grid(n), 256, 0, g_gpu.stream>>>(static_cast<const T*>(d.out),
                                                               static_cast<const T*>(d.ref), n, 0.0, 0.0, g_scalars,
                                                               g_scalars + 1);
       BENCH_CHECK(cudaGetLastError());
-      BENCH_CHECK(cudaMemcpyAsync(host, g_scalars, sizeof(host), cudaMemcpyDeviceToHost, g_stream));
-      BENCH_CHECK(cudaStreamSynchronize(g_stream));
+      BENCH_CHECK(cudaMemcpyAsync(host, g_scalars, sizeof(host), cudaMemcpyDeviceToHost, g_gpu.stream));
+      BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
       if (host[0] != 0) {
         throw std::runtime_error("CUB anchors disagree: " + cub_scan_label<T>() + " differs from " +
                                  cub_sum_label<T>() + " at " + std::to_string(host[0]) + " elements, first at " +
                                  std::to_string(host[1]));
       }
     }
-    BENCH_CHECK(cudaStreamSynchronize(g_stream));
+    BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   } catch (...) {
-    (void)cudaStreamSynchronize(g_stream);
+    (void)cudaStreamSynchronize(g_gpu.stream);
     free_data(d);
     throw;
   }
@@ -371,7 +342,7 @@ data_set& data_for(i64 n) {
 template <class T>
 void launch_copy(const data_set& d) {
   BENCH_CHECK(cudaMemcpyAsync(d.out, d.in, static_cast<std::size_t>(d.n) * sizeof(T), cudaMemcpyDeviceToDevice,
-                              g_stream));
+                              g_gpu.stream));
 }
 
 template <class T>
@@ -390,12 +361,12 @@ void launch_cub_scan(data_set& d) {
 
 template <class Launch>
 double time_once_ms(Launch&& launch) {
-  BENCH_CHECK(cudaEventRecord(g_start, g_stream));
+  BENCH_CHECK(cudaEventRecord(g_gpu.start, g_gpu.stream));
   launch();
-  BENCH_CHECK(cudaEventRecord(g_stop, g_stream));
-  BENCH_CHECK(cudaEventSynchronize(g_stop));
+  BENCH_CHECK(cudaEventRecord(g_gpu.stop, g_gpu.stream));
+  BENCH_CHECK(cudaEventSynchronize(g_gpu.stop));
   float ms = 0.0f;
-  BENCH_CHECK(cudaEventElapsedTime(&ms, g_start, g_stop));
+  BENCH_CHECK(cudaEventElapsedTime(&ms, g_gpu.start, g_gpu.stop));
   return static_cast<double>(ms);
 }
 
@@ -434,7 +405,7 @@ baseline baseline_for(i64 n) {
   launch_copy<T>(d);  // warm-up
   launch_cub<T>(d);
   if constexpr (has_cub_scan_anchor<T>()) launch_cub_scan<T>(d);
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   const int iterations = iterations_for(n, false);
   std::vector<double> copy_ms, cub_ms, cub_scan_ms;
   for (int round = 0; round < 3; ++round) {
@@ -482,7 +453,7 @@ void fail(benchmark::State& state, row_record& row, const std::string& why) {
 template <class Launch>
 void timed_loop(benchmark::State& state, row_record& row, Launch&& launch) {
   launch();  // warm-up
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   std::vector<double> times;
   times.reserve(static_cast<std::size_t>(state.max_iterations));
   for (auto _ : state) {
@@ -508,20 +479,20 @@ template <class T, class Launch>
 std::string check_against_cub(data_set& d, Launch& launch, bool deterministic) {
   const std::size_t bytes = static_cast<std::size_t>(d.n) * sizeof(T);
   auto run_poisoned = [&] {
-    BENCH_CHECK(cudaMemsetAsync(d.out, 0xFF, bytes, g_stream));
+    BENCH_CHECK(cudaMemsetAsync(d.out, 0xFF, bytes, g_gpu.stream));
     launch();
-    BENCH_CHECK(cudaStreamSynchronize(g_stream));
+    BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   };
   run_poisoned();
 
   unsigned long long host[2] = {0, ~0ull};
-  BENCH_CHECK(cudaMemcpyAsync(g_scalars, host, sizeof(host), cudaMemcpyHostToDevice, g_stream));
-  compare_kernel<T><<<helper_grid(d.n), 256, 0, g_stream>>>(static_cast<const T*>(d.out), static_cast<const T*>(d.ref),
+  BENCH_CHECK(cudaMemcpyAsync(g_scalars, host, sizeof(host), cudaMemcpyHostToDevice, g_gpu.stream));
+  compare_kernel<T><<<g_gpu.helper_grid(d.n), 256, 0, g_gpu.stream>>>(static_cast<const T*>(d.out), static_cast<const T*>(d.ref),
                                                             d.n, relative_tolerance<T>(), absolute_tolerance<T>(),
                                                             g_scalars, g_scalars + 1);
   BENCH_CHECK(cudaGetLastError());
-  BENCH_CHECK(cudaMemcpyAsync(host, g_scalars, sizeof(host), cudaMemcpyDeviceToHost, g_stream));
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaMemcpyAsync(host, g_scalars, sizeof(host), cudaMemcpyDeviceToHost, g_gpu.stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   if (host[0] != 0) {
     const i64 at = static_cast<i64>(host[1]);
     T got{}, want{};
@@ -535,11 +506,11 @@ std::string check_against_cub(data_set& d, Launch& launch, bool deterministic) {
   if (deterministic) {
     unsigned long long hashes[2] = {0, 0};
     for (unsigned long long& h : hashes) {
-      BENCH_CHECK(cudaMemsetAsync(g_scalars, 0, sizeof(unsigned long long), g_stream));
-      hash_kernel<T><<<helper_grid(d.n), 256, 0, g_stream>>>(static_cast<const T*>(d.out), d.n, g_scalars);
+      BENCH_CHECK(cudaMemsetAsync(g_scalars, 0, sizeof(unsigned long long), g_gpu.stream));
+      hash_kernel<T><<<g_gpu.helper_grid(d.n), 256, 0, g_gpu.stream>>>(static_cast<const T*>(d.out), d.n, g_scalars);
       BENCH_CHECK(cudaGetLastError());
-      BENCH_CHECK(cudaMemcpyAsync(&h, g_scalars, sizeof(h), cudaMemcpyDeviceToHost, g_stream));
-      BENCH_CHECK(cudaStreamSynchronize(g_stream));
+      BENCH_CHECK(cudaMemcpyAsync(&h, g_scalars, sizeof(h), cudaMemcpyDeviceToHost, g_gpu.stream));
+      BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
       if (&h == &hashes[0]) run_poisoned();
     }
     if (hashes[0] != hashes[1]) return "deterministic scan gave different bits on two runs";
@@ -621,10 +592,10 @@ void bm_scankit(benchmark::State& state, std::size_t row_index, scankit::scan_op
     auto launch = [&] {
       if (production) {
         scankit::inclusive_scan(static_cast<const T*>(d.in), static_cast<T*>(d.out), d.n, scankit::scan_op::plus,
-                                g_stream, &ws, options);
+                                g_gpu.stream, &ws, options);
       } else {
         scankit::lab::inclusive_scan(static_cast<const T*>(d.in), static_cast<T*>(d.out), d.n,
-                                     scankit::scan_op::plus, g_stream, &ws, options);
+                                     scankit::scan_op::plus, g_gpu.stream, &ws, options);
       }
     };
     if (!row.checked) {
@@ -666,9 +637,9 @@ void bm_template(benchmark::State& state, std::size_t row_index) {
       const T* in = static_cast<const T*>(d.in);
       if constexpr (Transform) {
         scankit::device::inclusive_scan(thrust::make_transform_iterator(in, absolute_value{}), static_cast<T*>(d.out),
-                                        d.n, scankit::plus_op{}, g_stream, &ws);
+                                        d.n, scankit::plus_op{}, g_gpu.stream, &ws);
       } else {
-        scankit::device::inclusive_scan(in, static_cast<T*>(d.out), d.n, scankit::plus_op{}, g_stream, &ws);
+        scankit::device::inclusive_scan(in, static_cast<T*>(d.out), d.n, scankit::plus_op{}, g_gpu.stream, &ws);
       }
     };
     if (!row.checked) {
@@ -876,31 +847,8 @@ int print_summary() {
 }
 
 void setup_gpu() {
-  int count = 0;
-  BENCH_CHECK(cudaGetDeviceCount(&count));
-  if (count == 0) throw std::runtime_error("no CUDA device");
-  BENCH_CHECK(cudaSetDevice(0));
-  cudaDeviceProp prop{};
-  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  g_sm_count = prop.multiProcessorCount;
-  int runtime = 0, driver = 0;
-  BENCH_CHECK(cudaRuntimeGetVersion(&runtime));
-  BENCH_CHECK(cudaDriverGetVersion(&driver));
-  BENCH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-  BENCH_CHECK(cudaEventCreate(&g_start));
-  BENCH_CHECK(cudaEventCreate(&g_stop));
+  g_gpu.open("bench_scan");
   BENCH_CHECK(cudaMalloc(&g_scalars, 2 * sizeof(unsigned long long)));
-
-  const char* commit = std::getenv("SCANKIT_COMMIT");
-  benchmark::AddCustomContext("gpu", prop.name);
-  benchmark::AddCustomContext("gpu_sms", std::to_string(prop.multiProcessorCount));
-  benchmark::AddCustomContext("gpu_l2_bytes", std::to_string(prop.l2CacheSize));
-  benchmark::AddCustomContext("gpu_memory_bytes", std::to_string(prop.totalGlobalMem));
-  benchmark::AddCustomContext("compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
-  benchmark::AddCustomContext("cuda_runtime_version", std::to_string(runtime));
-  benchmark::AddCustomContext("cuda_driver_version", std::to_string(driver));
-  benchmark::AddCustomContext("scankit_commit", commit != nullptr && *commit != '\0' ? commit : scankit_bench::build_commit);
-  benchmark::AddCustomContext("scankit_build_commit", scankit_bench::build_commit);
   benchmark::AddCustomContext("cub_version", std::to_string(CUB_VERSION));
   benchmark::AddCustomContext("cub_anchor",
                               "vs_cub and cub/<type>/<n> rows: cub::DeviceScan::InclusiveSum (int8 and int16 "
@@ -908,18 +856,12 @@ void setup_gpu() {
   benchmark::AddCustomContext("cub_scan_anchor",
                               "vs_cub_scan and cub_scan/<type>/<n> rows (int8, int16): cub::DeviceScan::InclusiveScan "
                               "with a plus returning the item type (accumulates in int8 / int16, as scankit does)");
-  std::fprintf(stderr, "bench_scan: %s, %d SMs, L2 %d bytes, %.1f GiB, sm_%d%d, CUDA runtime %d, driver %d, commit %s\n",
-               prop.name, prop.multiProcessorCount, prop.l2CacheSize,
-               static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), prop.major, prop.minor, runtime,
-               driver, commit != nullptr && *commit != '\0' ? commit : scankit_bench::build_commit);
 }
 
 void teardown_gpu() noexcept {
   release_data();
   if (g_scalars != nullptr) (void)cudaFree(g_scalars);
-  if (g_start != nullptr) (void)cudaEventDestroy(g_start);
-  if (g_stop != nullptr) (void)cudaEventDestroy(g_stop);
-  if (g_stream != nullptr) (void)cudaStreamDestroy(g_stream);
+  g_gpu.close();
 }
 
 }  // namespace

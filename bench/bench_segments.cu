@@ -64,10 +64,6 @@
 #include "scankit/device/segmented_scan.cuh"
 #include "scankit/workspace.hpp"
 
-namespace scankit_bench {
-extern const char* const build_commit;
-}
-
 namespace {
 
 using i64 = std::int64_t;
@@ -80,8 +76,7 @@ template <int MinBlocks>
 using capped_segmented_policy =
     scankit::device_detail::scan_policy<256, 16, scankit::block_scan_algorithm::warp_of_warps, 32, 1024, MinBlocks>;
 
-cudaStream_t g_stream = nullptr;
-cudaEvent_t g_start = nullptr, g_stop = nullptr;
+scankit_bench::gpu_session g_gpu;  // device, stream, timing events
 unsigned long long* g_mismatches = nullptr;
 scankit::workspace* g_ws = nullptr;
 
@@ -107,12 +102,12 @@ __global__ void compare_kernel(const std::int32_t* a, const std::int32_t* b, i64
 
 // Items of a and b (n each) that differ; waits for the stream.
 unsigned long long count_mismatches(const std::int32_t* a, const std::int32_t* b, i64 n) {
-  BENCH_CHECK(cudaMemsetAsync(g_mismatches, 0, sizeof(unsigned long long), g_stream));
-  compare_kernel<<<1024, 256, 0, g_stream>>>(a, b, n, g_mismatches);
+  BENCH_CHECK(cudaMemsetAsync(g_mismatches, 0, sizeof(unsigned long long), g_gpu.stream));
+  compare_kernel<<<1024, 256, 0, g_gpu.stream>>>(a, b, n, g_mismatches);
   BENCH_CHECK(cudaGetLastError());
   unsigned long long bad = 0;
-  BENCH_CHECK(cudaMemcpyAsync(&bad, g_mismatches, sizeof(bad), cudaMemcpyDeviceToHost, g_stream));
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaMemcpyAsync(&bad, g_mismatches, sizeof(bad), cudaMemcpyDeviceToHost, g_gpu.stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   return bad;
 }
 
@@ -143,16 +138,12 @@ struct anchors {
 };
 std::map<std::string, anchors> g_anchors;
 
-struct summary_row {
-  std::string name;
-  double ms, gitems, frac_copy, vs_cub;
-  std::string error;
-};
+using scankit_bench::summary_row;
 std::vector<summary_row> g_summary;
 
 // A row that failed its correctness guard (or threw): in the summary, and skipped.
 void fail_row(benchmark::State& state, const std::string& name, const std::string& why) {
-  g_summary.push_back({name, 0, 0, 0, 0, why});
+  g_summary.push_back({name, {}, why});
   state.SkipWithError(why.c_str());
 }
 
@@ -162,7 +153,7 @@ void record_row(benchmark::State& state, const std::string& name, double ms, i64
   state.counters["Gitems_per_s"] = n / (ms * 1e-3) / 1e9;
   state.counters["frac_copy"] = frac_copy;
   state.counters["vs_cub"] = cub_ms / ms;
-  g_summary.push_back({name, ms, n / (ms * 1e-3) / 1e9, frac_copy, cub_ms / ms, ""});
+  g_summary.push_back({name, {ms, n / (ms * 1e-3) / 1e9, frac_copy, cub_ms / ms}, ""});
 }
 
 // The correctness guard of a row: CUB's launch, then ours into a poisoned output, and the first
@@ -170,7 +161,7 @@ void record_row(benchmark::State& state, const std::string& name, double ms, i64
 bool outputs_agree(benchmark::State& state, const std::string& name, const std::function<void()>& reference,
                    const std::function<void()>& ours, const std::int32_t* expected, std::int32_t* got, i64 count) {
   reference();
-  BENCH_CHECK(cudaMemsetAsync(got, 0xA5, count * sizeof(std::int32_t), g_stream));
+  BENCH_CHECK(cudaMemsetAsync(got, 0xA5, count * sizeof(std::int32_t), g_gpu.stream));
   ours();
   const unsigned long long bad = count_mismatches(expected, got, count);
   if (bad == 0) return true;
@@ -182,7 +173,7 @@ bool outputs_agree(benchmark::State& state, const std::string& name, const std::
 // `copy_bytes_ratio`: the bytes the row must move over the copy's.
 void time_and_record(benchmark::State& state, const std::string& workload, const std::string& row,
                      const std::string& cub_row, i64 n, const std::function<void()>& launch, double copy_bytes_ratio) {
-  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
+  const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, launch);
   anchors& a = g_anchors[workload];
   if (row == "copy") a.copy_ms = ms;
   if (row == cub_row) a.cub_ms = ms;
@@ -200,27 +191,27 @@ workload_data& data_for(const std::string& workload, i64 n, unsigned mean_length
   BENCH_CHECK(cudaMalloc(&d->keys, n * sizeof(std::uint32_t)));
   BENCH_CHECK(cudaMalloc(&d->cub_out, n * sizeof(std::int32_t)));
   BENCH_CHECK(cudaMalloc(&d->our_out, n * sizeof(std::int32_t)));
-  fill_kernel<<<1024, 256, 0, g_stream>>>(d->values, d->flags, d->keys, n, mean_length);
+  fill_kernel<<<1024, 256, 0, g_gpu.stream>>>(d->values, d->flags, d->keys, n, mean_length);
   BENCH_CHECK(cudaGetLastError());
-  thrust::inclusive_scan(thrust::cuda::par.on(g_stream), d->keys, d->keys + n, d->keys);  // segment ids
+  thrust::inclusive_scan(thrust::cuda::par.on(g_gpu.stream), d->keys, d->keys + n, d->keys);  // segment ids
   // The offsets: the positions of the heads (selected with CUB), then n.
   BENCH_CHECK(cudaMalloc(&d->offsets, (n + 1) * sizeof(std::int32_t)));
   std::size_t select_bytes = 0, scan_bytes = 0, segmented_bytes = 0;
   i64* selected = reinterpret_cast<i64*>(g_mismatches);
   const thrust::counting_iterator<std::int32_t> positions(0);
-  BENCH_CHECK(cub::DeviceSelect::Flagged(nullptr, select_bytes, positions, d->flags, d->offsets, selected, n, g_stream));
+  BENCH_CHECK(cub::DeviceSelect::Flagged(nullptr, select_bytes, positions, d->flags, d->offsets, selected, n, g_gpu.stream));
   BENCH_CHECK(cub::DeviceScan::InclusiveSumByKey(nullptr, scan_bytes, d->keys, d->values, d->cub_out, n,
-                                                 cuda::std::equal_to<>{}, g_stream));
+                                                 cuda::std::equal_to<>{}, g_gpu.stream));
   BENCH_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, segmented_bytes, d->values, d->cub_out, n, d->offsets,
-                                              d->offsets + 1, g_stream));
+                                              d->offsets + 1, g_gpu.stream));
   d->temp_bytes = std::max({select_bytes, scan_bytes, segmented_bytes});
   BENCH_CHECK(cudaMalloc(&d->temp, d->temp_bytes + 1));
-  BENCH_CHECK(cub::DeviceSelect::Flagged(d->temp, select_bytes, positions, d->flags, d->offsets, selected, n, g_stream));
-  BENCH_CHECK(cudaMemcpyAsync(&d->segments, selected, sizeof(i64), cudaMemcpyDeviceToHost, g_stream));
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cub::DeviceSelect::Flagged(d->temp, select_bytes, positions, d->flags, d->offsets, selected, n, g_gpu.stream));
+  BENCH_CHECK(cudaMemcpyAsync(&d->segments, selected, sizeof(i64), cudaMemcpyDeviceToHost, g_gpu.stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   const auto end = static_cast<std::int32_t>(n);
-  BENCH_CHECK(cudaMemcpyAsync(d->offsets + d->segments, &end, sizeof(end), cudaMemcpyHostToDevice, g_stream));
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaMemcpyAsync(d->offsets + d->segments, &end, sizeof(end), cudaMemcpyHostToDevice, g_gpu.stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   g_current = std::move(d);
   g_current_name = workload;
   return *g_current;
@@ -232,54 +223,54 @@ void run_row(benchmark::State& state, const std::string& workload, const std::st
   double bytes_per_item = 8;
   if (row == "copy") {
     launch = [&d, n] {
-      BENCH_CHECK(cudaMemcpyAsync(d.our_out, d.values, n * sizeof(std::int32_t), cudaMemcpyDeviceToDevice, g_stream));
+      BENCH_CHECK(cudaMemcpyAsync(d.our_out, d.values, n * sizeof(std::int32_t), cudaMemcpyDeviceToDevice, g_gpu.stream));
     };
   } else if (row == "cub_by_key") {
     bytes_per_item = 12;
     launch = [&d, n] {
       BENCH_CHECK(cub::DeviceScan::InclusiveSumByKey(d.temp, d.temp_bytes, d.keys, d.values, d.cub_out, n,
-                                                     cuda::std::equal_to<>{}, g_stream));
+                                                     cuda::std::equal_to<>{}, g_gpu.stream));
     };
   } else if (row == "scankit_flags") {
     bytes_per_item = 9;
     launch = [&d, n] {
-      scankit::device::inclusive_segmented_scan(d.values, d.flags, d.our_out, n, scankit::plus_op{}, g_stream, g_ws);
+      scankit::device::inclusive_segmented_scan(d.values, d.flags, d.our_out, n, scankit::plus_op{}, g_gpu.stream, g_ws);
     };
   } else if (row == "scankit_offsets") {
     bytes_per_item = 8 + 4.0 / mean_length;
     launch = [&d, n] {
       scankit::device::inclusive_segmented_scan_by_offsets(d.values, d.offsets, d.segments, d.our_out, n,
-                                                           scankit::plus_op{}, g_stream, g_ws);
+                                                           scankit::plus_op{}, g_gpu.stream, g_ws);
     };
   } else if (row == "shape_flags_uncapped") {
     bytes_per_item = 9;
     launch = [&d, n] {
       scankit::device::inclusive_segmented_scan<capped_segmented_policy<0>>(d.values, d.flags, d.our_out, n,
-                                                                             scankit::plus_op{}, g_stream, g_ws);
+                                                                             scankit::plus_op{}, g_gpu.stream, g_ws);
     };
   } else if (row == "shape_offsets_min6") {
     bytes_per_item = 8 + 4.0 / mean_length;
     launch = [&d, n] {
       scankit::device::inclusive_segmented_scan_by_offsets<capped_segmented_policy<6>>(
-          d.values, d.offsets, d.segments, d.our_out, n, scankit::plus_op{}, g_stream, g_ws);
+          d.values, d.offsets, d.segments, d.our_out, n, scankit::plus_op{}, g_gpu.stream, g_ws);
     };
   } else if (row == "shape_flags_min8") {
     bytes_per_item = 9;
     launch = [&d, n] {
       scankit::device::inclusive_segmented_scan<capped_segmented_policy<8>>(d.values, d.flags, d.our_out, n,
-                                                                             scankit::plus_op{}, g_stream, g_ws);
+                                                                             scankit::plus_op{}, g_gpu.stream, g_ws);
     };
   } else if (row == "scankit_by_key") {
     bytes_per_item = 12;
     launch = [&d, n] {
       scankit::device::inclusive_scan_by_key(d.keys, d.values, d.our_out, n, scankit::plus_op{}, scankit::equal_to_op{},
-                                             g_stream, g_ws);
+                                             g_gpu.stream, g_ws);
     };
   }
   if (row.rfind("scankit", 0) == 0 || row.rfind("shape", 0) == 0) {
     const auto cub_scan = [&d, n] {
       BENCH_CHECK(cub::DeviceScan::InclusiveSumByKey(d.temp, d.temp_bytes, d.keys, d.values, d.cub_out, n,
-                                                     cuda::std::equal_to<>{}, g_stream));
+                                                     cuda::std::equal_to<>{}, g_gpu.stream));
     };
     if (!outputs_agree(state, workload + "/" + row, cub_scan, launch, d.cub_out, d.our_out, n)) return;
   }
@@ -295,12 +286,12 @@ void run_segmented_reduce_row(benchmark::State& state, const std::string& worklo
   const auto cub_launch = [&d, n, segments] {
     std::size_t bytes = d.temp_bytes;
     BENCH_CHECK(cub::DeviceSegmentedReduce::Sum(d.temp, bytes, d.values, d.cub_out, segments, d.offsets,
-                                                d.offsets + 1, g_stream));
+                                                d.offsets + 1, g_gpu.stream));
   };
   std::function<void()> launch;
   if (row == "copy") {
     launch = [&d, n] {
-      BENCH_CHECK(cudaMemcpyAsync(d.our_out, d.values, n * sizeof(std::int32_t), cudaMemcpyDeviceToDevice, g_stream));
+      BENCH_CHECK(cudaMemcpyAsync(d.our_out, d.values, n * sizeof(std::int32_t), cudaMemcpyDeviceToDevice, g_gpu.stream));
     };
   } else if (row == "cub") {
     launch = cub_launch;
@@ -308,9 +299,9 @@ void run_segmented_reduce_row(benchmark::State& state, const std::string& worklo
     launch = [&d, n, segments, row] {
       if (row == "shape_min6") {
         scankit::device::segmented_reduce<capped_segmented_policy<6>>(d.values, d.offsets, segments, d.our_out, n,
-                                                                      scankit::plus_op{}, 0, g_stream, g_ws);
+                                                                      scankit::plus_op{}, 0, g_gpu.stream, g_ws);
       } else {
-        scankit::device::segmented_reduce(d.values, d.offsets, segments, d.our_out, n, scankit::plus_op{}, 0, g_stream,
+        scankit::device::segmented_reduce(d.values, d.offsets, segments, d.our_out, n, scankit::plus_op{}, 0, g_gpu.stream,
                                           g_ws);
       }
     };
@@ -375,17 +366,17 @@ reduce_data& reduce_data_for(i64 n) {
   BENCH_CHECK(cudaMalloc(&d->floats, n * sizeof(float)));
   BENCH_CHECK(cudaMalloc(&d->copy_target, n / 2 * sizeof(float)));
   BENCH_CHECK(cudaMalloc(&d->results, 64));
-  fill_reduce_kernel<<<1024, 256, 0, g_stream>>>(d->ints, d->floats, n);
+  fill_reduce_kernel<<<1024, 256, 0, g_gpu.stream>>>(d->ints, d->floats, n);
   BENCH_CHECK(cudaGetLastError());
   std::size_t a = 0, b = 0, c = 0;
   auto* r = static_cast<char*>(d->results);
-  BENCH_CHECK(cub::DeviceReduce::Sum(nullptr, a, d->ints, reinterpret_cast<std::int32_t*>(r), n, g_stream));
-  BENCH_CHECK(cub::DeviceReduce::Sum(nullptr, b, d->floats, reinterpret_cast<float*>(r), n, g_stream));
+  BENCH_CHECK(cub::DeviceReduce::Sum(nullptr, a, d->ints, reinterpret_cast<std::int32_t*>(r), n, g_gpu.stream));
+  BENCH_CHECK(cub::DeviceReduce::Sum(nullptr, b, d->floats, reinterpret_cast<float*>(r), n, g_gpu.stream));
   BENCH_CHECK(cub::DeviceReduce::ArgMin(nullptr, c, d->floats, reinterpret_cast<float*>(r),
-                                        reinterpret_cast<std::int64_t*>(r + 8), n, g_stream));
+                                        reinterpret_cast<std::int64_t*>(r + 8), n, g_gpu.stream));
   d->temp_bytes = std::max(a, std::max(b, c));
   BENCH_CHECK(cudaMalloc(&d->temp, d->temp_bytes + 1));
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   g_reduce = std::move(d);
   return *g_reduce;
 }
@@ -399,7 +390,7 @@ void sum_with_shape(const std::string& row, const T* in, T* out, i64 n) {
   const auto run = [&](auto policy) {
     dd::run_reduce<decltype(policy), T, T>("bench sum", in, out, n, true, T{},
                                            scankit::device::detail::to_accumulator<T>{}, scankit::plus_op{},
-                                           g_stream, g_ws);
+                                           g_gpu.stream, g_ws);
   };
   if (row == "shape_runs") {
     run(dd::reduce_policy<base::block_threads, base::items_per_thread, 0, false>{});
@@ -423,20 +414,20 @@ void run_reduce_row(benchmark::State& state, const std::string& workload, const 
   const std::function<void()> cub_launch = [&d, n, ints, arg, cub_result] {
     if (arg) {
       BENCH_CHECK(cub::DeviceReduce::ArgMin(d.temp, d.temp_bytes, d.floats, reinterpret_cast<float*>(cub_result),
-                                            reinterpret_cast<std::int64_t*>(cub_result + 8), n, g_stream));
+                                            reinterpret_cast<std::int64_t*>(cub_result + 8), n, g_gpu.stream));
     } else if (ints) {
       BENCH_CHECK(cub::DeviceReduce::Sum(d.temp, d.temp_bytes, d.ints, reinterpret_cast<std::int32_t*>(cub_result), n,
-                                         g_stream));
+                                         g_gpu.stream));
     } else {
       BENCH_CHECK(
-          cub::DeviceReduce::Sum(d.temp, d.temp_bytes, d.floats, reinterpret_cast<float*>(cub_result), n, g_stream));
+          cub::DeviceReduce::Sum(d.temp, d.temp_bytes, d.floats, reinterpret_cast<float*>(cub_result), n, g_gpu.stream));
     }
   };
   std::function<void()> launch;
   if (row == "copy") {
     launch = [&d, n] {
       // n / 2 floats in and out: the bytes of one read of n at the copy's bandwidth.
-      BENCH_CHECK(cudaMemcpyAsync(d.copy_target, d.floats, n / 2 * sizeof(float), cudaMemcpyDeviceToDevice, g_stream));
+      BENCH_CHECK(cudaMemcpyAsync(d.copy_target, d.floats, n / 2 * sizeof(float), cudaMemcpyDeviceToDevice, g_gpu.stream));
     };
   } else if (row == "cub") {
     launch = cub_launch;
@@ -451,21 +442,21 @@ void run_reduce_row(benchmark::State& state, const std::string& workload, const 
   } else {
     launch = [&d, n, ints, arg, our_result] {
       if (arg) {
-        scankit::device::arg_min(d.floats, reinterpret_cast<scankit::indexed_value<float>*>(our_result), n, g_stream,
+        scankit::device::arg_min(d.floats, reinterpret_cast<scankit::indexed_value<float>*>(our_result), n, g_gpu.stream,
                                  g_ws);
       } else if (ints) {
-        scankit::device::sum(d.ints, reinterpret_cast<std::int32_t*>(our_result), n, g_stream, g_ws);
+        scankit::device::sum(d.ints, reinterpret_cast<std::int32_t*>(our_result), n, g_gpu.stream, g_ws);
       } else {
-        scankit::device::sum(d.floats, reinterpret_cast<float*>(our_result), n, g_stream, g_ws);
+        scankit::device::sum(d.floats, reinterpret_cast<float*>(our_result), n, g_gpu.stream, g_ws);
       }
     };
     // Correctness guard against CUB's result.
     std::vector<char> results(64);
-    BENCH_CHECK(cudaMemsetAsync(d.results, 0xA5, 64, g_stream));
+    BENCH_CHECK(cudaMemsetAsync(d.results, 0xA5, 64, g_gpu.stream));
     cub_launch();
     launch();
-    BENCH_CHECK(cudaMemcpyAsync(results.data(), d.results, 64, cudaMemcpyDeviceToHost, g_stream));
-    BENCH_CHECK(cudaStreamSynchronize(g_stream));
+    BENCH_CHECK(cudaMemcpyAsync(results.data(), d.results, 64, cudaMemcpyDeviceToHost, g_gpu.stream));
+    BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
     std::string why;
     if (arg) {
       float cub_value, our_value;
@@ -497,9 +488,9 @@ void run_reduce_row(benchmark::State& state, const std::string& workload, const 
   std::vector<double> cub_times;
   std::function<void()> before;
   if (row == "paired") {
-    before = [&] { cub_times.push_back(scankit_bench::event_time_ms(g_stream, g_start, g_stop, cub_launch)); };
+    before = [&] { cub_times.push_back(scankit_bench::event_time_ms(g_gpu.stream, g_gpu.start, g_gpu.stop, cub_launch)); };
   }
-  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch, before);
+  const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, launch, before);
   anchors& a = g_anchors[workload];
   if (row == "copy") a.copy_ms = ms;
   if (row == "cub") a.cub_ms = ms;
@@ -564,13 +555,13 @@ rbk_data& rbk_data_for(i64 n) {
     BENCH_CHECK(cudaMalloc(&d->values_out[s], n * sizeof(float)));
   }
   BENCH_CHECK(cudaMalloc(&d->runs, 2 * sizeof(std::int64_t)));
-  fill_rbk_kernel<<<1024, 256, 0, g_stream>>>(d->keys, d->values, n);
+  fill_rbk_kernel<<<1024, 256, 0, g_gpu.stream>>>(d->keys, d->values, n);
   BENCH_CHECK(cudaGetLastError());
-  thrust::inclusive_scan(thrust::cuda::par.on(g_stream), d->keys, d->keys + n, d->keys);  // run ids
+  thrust::inclusive_scan(thrust::cuda::par.on(g_gpu.stream), d->keys, d->keys + n, d->keys);  // run ids
   BENCH_CHECK(cub::DeviceReduce::ReduceByKey(nullptr, d->temp_bytes, d->keys, d->keys_out[0], d->values,
-                                             d->values_out[0], d->runs, cuda::std::plus<>{}, n, g_stream));
+                                             d->values_out[0], d->runs, cuda::std::plus<>{}, n, g_gpu.stream));
   BENCH_CHECK(cudaMalloc(&d->temp, d->temp_bytes + 1));
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   g_rbk = std::move(d);
   return *g_rbk;
 }
@@ -580,30 +571,30 @@ void run_rbk_row(benchmark::State& state, const std::string& workload, const std
   std::function<void()> launch;
   const auto cub_launch = [&d, n] {
     BENCH_CHECK(cub::DeviceReduce::ReduceByKey(d.temp, d.temp_bytes, d.keys, d.keys_out[0], d.values, d.values_out[0],
-                                               d.runs, cuda::std::plus<>{}, n, g_stream));
+                                               d.runs, cuda::std::plus<>{}, n, g_gpu.stream));
   };
   if (row == "copy") {
     launch = [&d, n] {
-      BENCH_CHECK(cudaMemcpyAsync(d.values_out[1], d.values, n * sizeof(float), cudaMemcpyDeviceToDevice, g_stream));
+      BENCH_CHECK(cudaMemcpyAsync(d.values_out[1], d.values, n * sizeof(float), cudaMemcpyDeviceToDevice, g_gpu.stream));
     };
   } else if (row == "cub") {
     launch = cub_launch;
   } else {
     launch = [&d, n] {
       scankit::device::reduce_by_key(d.keys, d.values, d.keys_out[1], d.values_out[1], d.runs + 1, n, scankit::plus_op{},
-                                     scankit::equal_to_op{}, g_stream, g_ws);
+                                     scankit::equal_to_op{}, g_gpu.stream, g_ws);
     };
     cub_launch();
-    BENCH_CHECK(cudaMemsetAsync(d.keys_out[1], 0xA5, n * sizeof(std::uint32_t), g_stream));
+    BENCH_CHECK(cudaMemsetAsync(d.keys_out[1], 0xA5, n * sizeof(std::uint32_t), g_gpu.stream));
     launch();
     std::int64_t runs[2];
-    BENCH_CHECK(cudaMemcpyAsync(runs, d.runs, sizeof(runs), cudaMemcpyDeviceToHost, g_stream));
-    BENCH_CHECK(cudaMemsetAsync(g_mismatches, 0, sizeof(unsigned long long), g_stream));
-    compare_runs_kernel<<<1024, 256, 0, g_stream>>>(d.keys_out[0], d.values_out[0], d.keys_out[1], d.values_out[1],
+    BENCH_CHECK(cudaMemcpyAsync(runs, d.runs, sizeof(runs), cudaMemcpyDeviceToHost, g_gpu.stream));
+    BENCH_CHECK(cudaMemsetAsync(g_mismatches, 0, sizeof(unsigned long long), g_gpu.stream));
+    compare_runs_kernel<<<1024, 256, 0, g_gpu.stream>>>(d.keys_out[0], d.values_out[0], d.keys_out[1], d.values_out[1],
                                                     d.runs, g_mismatches);
     unsigned long long bad = 0;
-    BENCH_CHECK(cudaMemcpyAsync(&bad, g_mismatches, sizeof(bad), cudaMemcpyDeviceToHost, g_stream));
-    BENCH_CHECK(cudaStreamSynchronize(g_stream));
+    BENCH_CHECK(cudaMemcpyAsync(&bad, g_mismatches, sizeof(bad), cudaMemcpyDeviceToHost, g_gpu.stream));
+    BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
     if (runs[0] != runs[1] || bad != 0) {
       const std::string why = std::to_string(runs[1]) + " runs (CUB " + std::to_string(runs[0]) + "), " +
                               std::to_string(bad) + " differ";
@@ -611,7 +602,7 @@ void run_rbk_row(benchmark::State& state, const std::string& workload, const std
       return;
     }
   }
-  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
+  const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, launch);
   anchors& a = g_anchors[workload];
   if (row == "copy") a.copy_ms = ms;
   if (row == "cub") a.cub_ms = ms;
@@ -677,29 +668,14 @@ void register_all() {
 }
 
 void setup_gpu() {
-  BENCH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-  BENCH_CHECK(cudaEventCreate(&g_start));
-  BENCH_CHECK(cudaEventCreate(&g_stop));
+  g_gpu.open("bench_segments");
   BENCH_CHECK(cudaMalloc(&g_mismatches, sizeof(unsigned long long)));
   g_ws = new scankit::workspace();
-  cudaDeviceProp prop{};
-  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  benchmark::AddCustomContext("gpu", prop.name);
-  benchmark::AddCustomContext("scankit_commit", scankit_bench::build_commit);
 }
 
 int print_summary() {
-  int failed = 0;
-  std::printf("\n%-36s %10s %12s %10s %8s\n", "row", "ms", "Gitems/s", "of copy", "vs CUB");
-  for (const summary_row& r : g_summary) {
-    if (!r.error.empty()) {
-      std::printf("%-36s FAILED: %s\n", r.name.c_str(), r.error.c_str());
-      ++failed;
-      continue;
-    }
-    std::printf("%-36s %10.4f %12.2f %10.3f %8.3f\n", r.name.c_str(), r.ms, r.gitems, r.frac_copy, r.vs_cub);
-  }
-  return failed;
+  return scankit_bench::print_summary_table(
+      36, {{"ms", 10, 4}, {"Gitems/s", 12, 2}, {"of copy", 10, 3}, {"vs CUB", 8, 3}}, g_summary);
 }
 
 void teardown_gpu() {
@@ -709,7 +685,7 @@ void teardown_gpu() {
   g_ws->release();
   delete g_ws;
   (void)cudaFree(g_mismatches);
-  (void)cudaStreamDestroy(g_stream);
+  g_gpu.close();
 }
 
 }  // namespace

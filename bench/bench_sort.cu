@@ -47,18 +47,13 @@
 #include "scankit/radix_sort.hpp"
 #include "scankit/workspace.hpp"
 
-namespace scankit_bench {
-extern const char* const build_commit;
-}
-
 namespace {
 
 using i64 = std::int64_t;
 using scankit_bench::mix64;
 
 
-cudaStream_t g_stream = nullptr;
-cudaEvent_t g_start = nullptr, g_stop = nullptr;
+scankit_bench::gpu_session g_gpu;  // device, stream, timing events
 unsigned long long* g_mismatches = nullptr;
 scankit::workspace* g_ws = nullptr;
 
@@ -99,18 +94,18 @@ __global__ void compare_kernel(const T* a, const T* b, i64 n, unsigned long long
 
 template <class T>
 void fill(T* data, i64 n, std::uint64_t seed, keys_kind kind) {
-  fill_kernel<T><<<2048, 256, 0, g_stream>>>(data, n, seed, kind);
+  fill_kernel<T><<<2048, 256, 0, g_gpu.stream>>>(data, n, seed, kind);
   BENCH_CHECK(cudaGetLastError());
 }
 
 template <class T>
 unsigned long long mismatches(const T* a, const T* b, i64 n) {
-  BENCH_CHECK(cudaMemsetAsync(g_mismatches, 0, sizeof(unsigned long long), g_stream));
-  compare_kernel<T><<<2048, 256, 0, g_stream>>>(a, b, n, g_mismatches);
+  BENCH_CHECK(cudaMemsetAsync(g_mismatches, 0, sizeof(unsigned long long), g_gpu.stream));
+  compare_kernel<T><<<2048, 256, 0, g_gpu.stream>>>(a, b, n, g_mismatches);
   BENCH_CHECK(cudaGetLastError());
   unsigned long long bad = 0;
-  BENCH_CHECK(cudaMemcpyAsync(&bad, g_mismatches, sizeof(bad), cudaMemcpyDeviceToHost, g_stream));
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaMemcpyAsync(&bad, g_mismatches, sizeof(bad), cudaMemcpyDeviceToHost, g_gpu.stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   return bad;
 }
 
@@ -124,11 +119,7 @@ struct anchors {
 };
 std::map<std::string, anchors> g_anchors;
 
-struct summary_row {
-  std::string name;
-  double ms, gkeys, frac_floor, vs_cub;
-  std::string error;
-};
+using scankit_bench::summary_row;
 std::vector<summary_row> g_summary;
 
 std::shared_ptr<void> g_current;  // the data of the workload being measured
@@ -161,9 +152,9 @@ std::function<void()> launch_with_policy(const K* keys_in, K* keys_out, const V*
     scankit::sort_options options;
     options.floats = scankit::float_order::raw_bits;  // CUB's order, as the other rows
     if constexpr (std::is_void_v<V>) {
-      scankit::device::sort_keys<P>(keys_in, keys_out, n, g_stream, g_ws, options);
+      scankit::device::sort_keys<P>(keys_in, keys_out, n, g_gpu.stream, g_ws, options);
     } else {
-      scankit::device::sort_pairs<P>(keys_in, keys_out, values_in, values_out, n, g_stream, g_ws, options);
+      scankit::device::sort_pairs<P>(keys_in, keys_out, values_in, values_out, n, g_gpu.stream, g_ws, options);
     }
   };
 }
@@ -216,9 +207,9 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
       BENCH_CHECK(cudaMalloc(&d.our_values, n * sizeof(V)));
       fill(d.values, n, 7, argsort ? keys_kind::iota : keys_kind::uniform);
       BENCH_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, d.temp_bytes, d.keys, d.cub_keys, d.values, d.cub_values,
-                                                  n, 0, 8 * sizeof(K), g_stream));
+                                                  n, 0, 8 * sizeof(K), g_gpu.stream));
     } else {
-      BENCH_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, d.temp_bytes, d.keys, d.cub_keys, n, 0, 8 * sizeof(K), g_stream));
+      BENCH_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, d.temp_bytes, d.keys, d.cub_keys, n, 0, 8 * sizeof(K), g_gpu.stream));
     }
     BENCH_CHECK(cudaMalloc(&d.temp, std::max<std::size_t>(d.temp_bytes, 1)));
   }
@@ -228,18 +219,18 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
   std::function<void()> launch;
   if (row == "copy") {
     launch = [&] {
-      BENCH_CHECK(cudaMemcpyAsync(d.our_keys, d.keys, n * sizeof(K), cudaMemcpyDeviceToDevice, g_stream));
+      BENCH_CHECK(cudaMemcpyAsync(d.our_keys, d.keys, n * sizeof(K), cudaMemcpyDeviceToDevice, g_gpu.stream));
       if constexpr (pairs) {
-        BENCH_CHECK(cudaMemcpyAsync(d.our_values, d.values, n * sizeof(VV), cudaMemcpyDeviceToDevice, g_stream));
+        BENCH_CHECK(cudaMemcpyAsync(d.our_values, d.values, n * sizeof(VV), cudaMemcpyDeviceToDevice, g_gpu.stream));
       }
     };
   } else if (row == "cub") {
     launch = [&] {
       if constexpr (pairs) {
         BENCH_CHECK(cub::DeviceRadixSort::SortPairs(d.temp, d.temp_bytes, d.keys, d.cub_keys, d.values, d.cub_values, n,
-                                                    0, 8 * sizeof(K), g_stream));
+                                                    0, 8 * sizeof(K), g_gpu.stream));
       } else {
-        BENCH_CHECK(cub::DeviceRadixSort::SortKeys(d.temp, d.temp_bytes, d.keys, d.cub_keys, n, 0, 8 * sizeof(K), g_stream));
+        BENCH_CHECK(cub::DeviceRadixSort::SortKeys(d.temp, d.temp_bytes, d.keys, d.cub_keys, n, 0, 8 * sizeof(K), g_gpu.stream));
       }
     };
   } else if (row.rfind("shape_", 0) == 0) {
@@ -260,33 +251,33 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
       if constexpr (pairs) {
         if constexpr (std::is_same_v<VV, std::int32_t> || std::is_same_v<VV, std::int64_t>) {
           if (argsort) {
-            scankit::argsort(d.keys, d.our_keys, d.our_values, n, g_stream, g_ws, options);
+            scankit::argsort(d.keys, d.our_keys, d.our_values, n, g_gpu.stream, g_ws, options);
             return;
           }
         }
         {
-          scankit::sort_pairs(d.keys, d.our_keys, d.values, d.our_values, n, g_stream, g_ws, options);
+          scankit::sort_pairs(d.keys, d.our_keys, d.values, d.our_values, n, g_gpu.stream, g_ws, options);
         }
       } else {
-        scankit::sort_keys(d.keys, d.our_keys, n, g_stream, g_ws, options);
+        scankit::sort_keys(d.keys, d.our_keys, n, g_gpu.stream, g_ws, options);
       }
     };
   }
   if (row != "copy" && row != "cub") {
     // Checked against CUB's output (run first) before timing.
-    BENCH_CHECK(cudaMemsetAsync(d.our_keys, 0xA5, n * sizeof(K), g_stream));
-    if constexpr (pairs) BENCH_CHECK(cudaMemsetAsync(d.our_values, 0xA5, n * sizeof(VV), g_stream));
+    BENCH_CHECK(cudaMemsetAsync(d.our_keys, 0xA5, n * sizeof(K), g_gpu.stream));
+    if constexpr (pairs) BENCH_CHECK(cudaMemsetAsync(d.our_values, 0xA5, n * sizeof(VV), g_gpu.stream));
     launch();
     unsigned long long bad = mismatches(d.our_keys, d.cub_keys, n);
     if constexpr (pairs) bad += mismatches(d.our_values, d.cub_values, n);
     if (bad != 0) {
       const std::string why = "mismatch vs CUB: " + std::to_string(bad) + " items";
-      g_summary.push_back({workload + "/" + row, 0, 0, 0, 0, why});
+      g_summary.push_back({workload + "/" + row, {}, why});
       state.SkipWithError(why.c_str());
       return;
     }
   }
-  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
+  const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, launch);
   anchors& a = g_anchors[workload];
   if (row == "copy") a.copy_ms = ms;
   if (row == "cub") a.cub_ms = ms;
@@ -294,7 +285,7 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
   state.counters["Gkeys_per_s"] = n / (ms * 1e-3) / 1e9;
   state.counters["frac_floor"] = a.copy_ms / ms;
   state.counters["vs_cub"] = a.cub_ms / ms;
-  g_summary.push_back({workload + "/" + row, ms, n / (ms * 1e-3) / 1e9, a.copy_ms / ms, a.cub_ms / ms, ""});
+  g_summary.push_back({workload + "/" + row, {ms, n / (ms * 1e-3) / 1e9, a.copy_ms / ms, a.cub_ms / ms}, ""});
   (void)floor_bytes;
 }
 
@@ -310,7 +301,7 @@ void add_workload(const std::string& name, i64 n, keys_kind kind, bool argsort =
                                    try {
                                      run_workload<K, V>(s, name, r, n, kind, argsort);
                                    } catch (const std::exception& e) {
-                                     g_summary.push_back({name + "/" + r, 0, 0, 0, 0, e.what()});
+                                     g_summary.push_back({name + "/" + r, {}, e.what()});
                                      s.SkipWithError(e.what());
                                    }
                                  })
@@ -344,34 +335,14 @@ void register_all() {
 }
 
 void setup_gpu() {
-  BENCH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-  BENCH_CHECK(cudaEventCreate(&g_start));
-  BENCH_CHECK(cudaEventCreate(&g_stop));
+  g_gpu.open("bench_sort");
   BENCH_CHECK(cudaMalloc(&g_mismatches, sizeof(unsigned long long)));
   g_ws = new scankit::workspace();
-  cudaDeviceProp prop{};
-  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  benchmark::AddCustomContext("gpu", prop.name);
-  int runtime = 0, driver = 0;
-  BENCH_CHECK(cudaRuntimeGetVersion(&runtime));
-  BENCH_CHECK(cudaDriverGetVersion(&driver));
-  benchmark::AddCustomContext("cuda_runtime_version", std::to_string(runtime));
-  benchmark::AddCustomContext("cuda_driver_version", std::to_string(driver));
-  benchmark::AddCustomContext("scankit_commit", scankit_bench::build_commit);
 }
 
 int print_summary() {
-  int failed = 0;
-  std::printf("\n%-44s %10s %12s %10s %8s\n", "row", "ms", "Gkeys/s", "of floor", "vs CUB");
-  for (const summary_row& r : g_summary) {
-    if (!r.error.empty()) {
-      std::printf("%-44s FAILED: %s\n", r.name.c_str(), r.error.c_str());
-      ++failed;
-      continue;
-    }
-    std::printf("%-44s %10.4f %12.2f %10.3f %8.3f\n", r.name.c_str(), r.ms, r.gkeys, r.frac_floor, r.vs_cub);
-  }
-  return failed;
+  return scankit_bench::print_summary_table(
+      44, {{"ms", 10, 4}, {"Gkeys/s", 12, 2}, {"of floor", 10, 3}, {"vs CUB", 8, 3}}, g_summary);
 }
 
 void teardown_gpu() {
@@ -379,7 +350,7 @@ void teardown_gpu() {
   g_ws->release();
   delete g_ws;
   (void)cudaFree(g_mismatches);
-  (void)cudaStreamDestroy(g_stream);
+  g_gpu.close();
 }
 
 }  // namespace

@@ -41,10 +41,6 @@
 #include "scankit/sparse/generators.hpp"
 #include "scankit/workspace.hpp"
 
-namespace scankit_bench {
-extern const char* const build_commit;
-}
-
 namespace {
 
 using i64 = std::int64_t;
@@ -58,8 +54,7 @@ void check_cusparse(cusparseStatus_t status, const char* call, int line) {
 }
 #define SPARSE_CHECK(call) check_cusparse((call), #call, __LINE__)
 
-cudaStream_t g_stream = nullptr;
-cudaEvent_t g_start = nullptr, g_stop = nullptr;
+scankit_bench::gpu_session g_gpu;  // device, stream, timing events
 cusparseHandle_t g_cusparse = nullptr;
 scankit::workspace* g_ws = nullptr;
 
@@ -126,10 +121,10 @@ matrix_data& matrix() {
   m->offsets.allocate(static_cast<std::size_t>(m->n_rows) + 1);
   m->cusparse_offsets.allocate(static_cast<std::size_t>(m->n_rows) + 1);
   device_array<std::uint64_t> shuffle_keys(m->total);
-  duplicate_kernel<<<1024, 256, 0, g_stream>>>(m->rows.p, m->cols.p, m->values.p, m->nnz, m->total, m->shuffled_rows.p,
+  duplicate_kernel<<<1024, 256, 0, g_gpu.stream>>>(m->rows.p, m->cols.p, m->values.p, m->nnz, m->total, m->shuffled_rows.p,
                                                m->shuffled_cols.p, m->shuffled_values.p, shuffle_keys.p);
   BENCH_CHECK(cudaGetLastError());
-  BENCH_CHECK(cudaStreamSynchronize(g_stream));
+  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
   // Shuffle: sort the three arrays by the random keys (set-up, not timed).
   device_array<int> order(m->total);
   thrust::sequence(thrust::device, order.p, order.p + m->total);
@@ -149,11 +144,7 @@ matrix_data& matrix() {
   return *g_matrix;
 }
 
-struct summary_row {
-  std::string name;
-  double ms, frac_copy, vs_cusparse;
-  std::string error;
-};
+using scankit_bench::summary_row;
 std::vector<summary_row> g_summary;
 std::map<std::string, std::pair<double, double>> g_anchors;  // copy, cusparse
 
@@ -162,7 +153,7 @@ std::map<std::string, std::pair<double, double>> g_anchors;  // copy, cusparse
 // values by the permutation, row offsets.
 void cusparse_coo_to_csr(matrix_data& m) {
   const int total = static_cast<int>(m.total);
-  thrust::sequence(thrust::cuda::par.on(g_stream), m.permutation.p, m.permutation.p + total);  // the identity
+  thrust::sequence(thrust::cuda::par.on(g_gpu.stream), m.permutation.p, m.permutation.p + total);  // the identity
   SPARSE_CHECK(cusparseXcoosortByRow(g_cusparse, m.n_rows, m.n_rows, total, m.work_rows.p, m.work_cols.p,
                                      m.permutation.p, m.cusparse_buffer.p));
   cusparseSpVecDescr_t sorted;
@@ -183,15 +174,15 @@ void run_row(benchmark::State& state, const std::string& workload, const std::st
   std::function<void()> launch, before;  // before: untimed set-up of each iteration
   if (row == "copy") {
     launch = offsets ? std::function<void()>([&m] {
-      BENCH_CHECK(cudaMemcpyAsync(m.work_rows.p, m.rows.p, m.nnz * sizeof(int), cudaMemcpyDeviceToDevice, g_stream));
+      BENCH_CHECK(cudaMemcpyAsync(m.work_rows.p, m.rows.p, m.nnz * sizeof(int), cudaMemcpyDeviceToDevice, g_gpu.stream));
     })
                      : std::function<void()>([&m] {
                          BENCH_CHECK(cudaMemcpyAsync(m.work_rows.p, m.shuffled_rows.p, m.total * sizeof(int),
-                                                     cudaMemcpyDeviceToDevice, g_stream));
+                                                     cudaMemcpyDeviceToDevice, g_gpu.stream));
                          BENCH_CHECK(cudaMemcpyAsync(m.work_cols.p, m.shuffled_cols.p, m.total * sizeof(int),
-                                                     cudaMemcpyDeviceToDevice, g_stream));
+                                                     cudaMemcpyDeviceToDevice, g_gpu.stream));
                          BENCH_CHECK(cudaMemcpyAsync(m.gathered.p, m.shuffled_values.p, m.total * sizeof(float),
-                                                     cudaMemcpyDeviceToDevice, g_stream));
+                                                     cudaMemcpyDeviceToDevice, g_gpu.stream));
                        });
   } else if (row == "cusparse") {
     if (offsets) {
@@ -202,47 +193,47 @@ void run_row(benchmark::State& state, const std::string& workload, const std::st
     } else {
       before = [&m] {
         BENCH_CHECK(cudaMemcpyAsync(m.work_rows.p, m.shuffled_rows.p, m.total * sizeof(int), cudaMemcpyDeviceToDevice,
-                                    g_stream));
+                                    g_gpu.stream));
         BENCH_CHECK(cudaMemcpyAsync(m.work_cols.p, m.shuffled_cols.p, m.total * sizeof(int), cudaMemcpyDeviceToDevice,
-                                    g_stream));
+                                    g_gpu.stream));
       };
       launch = [&m] { cusparse_coo_to_csr(m); };
     }
   } else {
     if (offsets) {
       launch = [&m] {
-        scankit::sparse::row_offsets_from_sorted_rows(m.rows.p, m.nnz, m.n_rows, m.offsets.p, g_stream);
+        scankit::sparse::row_offsets_from_sorted_rows(m.rows.p, m.nnz, m.n_rows, m.offsets.p, g_gpu.stream);
       };
       // Guard: the same offsets as cuSPARSE's.
       SPARSE_CHECK(cusparseXcoo2csr(g_cusparse, m.rows.p, static_cast<int>(m.nnz), m.n_rows, m.cusparse_offsets.p,
                                     CUSPARSE_INDEX_BASE_ZERO));
-      BENCH_CHECK(cudaMemsetAsync(m.offsets.p, 0xA5, (m.n_rows + 1) * sizeof(int), g_stream));
+      BENCH_CHECK(cudaMemsetAsync(m.offsets.p, 0xA5, (m.n_rows + 1) * sizeof(int), g_gpu.stream));
       launch();
       std::vector<int> a(m.n_rows + 1), b(m.n_rows + 1);
-      BENCH_CHECK(cudaStreamSynchronize(g_stream));
+      BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
       BENCH_CHECK(cudaMemcpy(a.data(), m.offsets.p, a.size() * sizeof(int), cudaMemcpyDeviceToHost));
       BENCH_CHECK(cudaMemcpy(b.data(), m.cusparse_offsets.p, b.size() * sizeof(int), cudaMemcpyDeviceToHost));
       if (a != b) {
-        g_summary.push_back({workload + "/" + row, 0, 0, 0, "offsets differ from cuSPARSE's"});
+        g_summary.push_back({workload + "/" + row, {}, "offsets differ from cuSPARSE's"});
         state.SkipWithError("offsets differ from cuSPARSE's");
         return;
       }
     } else {
       launch = [&m] {
         const auto csr = scankit::sparse::coo_to_csr(m.shuffled_rows.p, m.shuffled_cols.p, m.shuffled_values.p, m.total,
-                                                     m.n_rows, m.n_rows, g_stream, g_ws);
+                                                     m.n_rows, m.n_rows, g_gpu.stream, g_ws);
         if (csr.nonzeros() != m.nnz) throw std::runtime_error("coo_to_csr: wrong number of nonzeros");
       };
     }
   }
-  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch, before);
+  const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, launch, before);
   auto& a = g_anchors[workload];
   if (row == "copy") a.first = ms;
   if (row == "cusparse") a.second = ms;
   state.counters["ms"] = ms;
   state.counters["frac_copy"] = a.first / ms;
   state.counters["vs_cusparse"] = a.second / ms;
-  g_summary.push_back({workload + "/" + row, ms, a.first / ms, a.second / ms, ""});
+  g_summary.push_back({workload + "/" + row, {ms, a.first / ms, a.second / ms}, ""});
 }
 
 void register_all() {
@@ -254,7 +245,7 @@ void register_all() {
                                      try {
                                        run_row(s, w, r);
                                      } catch (const std::exception& e) {
-                                       g_summary.push_back({w + "/" + r, 0, 0, 0, e.what()});
+                                       g_summary.push_back({w + "/" + r, {}, e.what()});
                                        s.SkipWithError(e.what());
                                      }
                                    })
@@ -266,30 +257,15 @@ void register_all() {
 }
 
 void setup_gpu() {
-  BENCH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-  BENCH_CHECK(cudaEventCreate(&g_start));
-  BENCH_CHECK(cudaEventCreate(&g_stop));
+  g_gpu.open("bench_sparse");
   SPARSE_CHECK(cusparseCreate(&g_cusparse));
-  SPARSE_CHECK(cusparseSetStream(g_cusparse, g_stream));
+  SPARSE_CHECK(cusparseSetStream(g_cusparse, g_gpu.stream));
   g_ws = new scankit::workspace();
-  cudaDeviceProp prop{};
-  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  benchmark::AddCustomContext("gpu", prop.name);
-  benchmark::AddCustomContext("scankit_commit", scankit_bench::build_commit);
 }
 
 int print_summary() {
-  int failed = 0;
-  std::printf("\n%-40s %10s %10s %12s\n", "row", "ms", "of copy", "vs cuSPARSE");
-  for (const summary_row& r : g_summary) {
-    if (!r.error.empty()) {
-      std::printf("%-40s FAILED: %s\n", r.name.c_str(), r.error.c_str());
-      ++failed;
-      continue;
-    }
-    std::printf("%-40s %10.4f %10.3f %12.3f\n", r.name.c_str(), r.ms, r.frac_copy, r.vs_cusparse);
-  }
-  return failed;
+  return scankit_bench::print_summary_table(40, {{"ms", 10, 4}, {"of copy", 10, 3}, {"vs cuSPARSE", 12, 3}},
+                                            g_summary);
 }
 
 void teardown_gpu() {
@@ -297,7 +273,7 @@ void teardown_gpu() {
   g_ws->release();
   delete g_ws;
   (void)cusparseDestroy(g_cusparse);
-  (void)cudaStreamDestroy(g_stream);
+  g_gpu.close();
 }
 
 }  // namespace

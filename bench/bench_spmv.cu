@@ -63,10 +63,6 @@
 #include "scankit/sparse/spmv.hpp"
 #include "scankit/workspace.hpp"
 
-namespace scankit_bench {
-extern const char* const build_commit;
-}
-
 namespace {
 
 using i64 = std::int64_t;
@@ -83,8 +79,7 @@ void check_cusparse(cusparseStatus_t status, const char* call, int line) {
 }
 #define SPARSE_CHECK(call) check_cusparse((call), #call, __LINE__)
 
-cudaStream_t g_stream = nullptr;
-cudaEvent_t g_start = nullptr, g_stop = nullptr;
+scankit_bench::gpu_session g_gpu;  // device, stream, timing events
 cusparseHandle_t g_cusparse = nullptr;
 scankit::workspace* g_ws = nullptr;
 
@@ -209,7 +204,7 @@ matrix_data<Value>& matrix(const std::string& name) {
     device_array<int> r(coo.row), c(coo.col);
     device_array<Value> v(coo.value);
     d->a = std::make_unique<scankit::sparse::device_csr<int, Value>>(scankit::sparse::coo_to_csr(
-        r.p, c.p, v.p, static_cast<i64>(coo.nonzeros()), coo.rows, coo.cols, g_stream, g_ws));
+        r.p, c.p, v.p, static_cast<i64>(coo.nonzeros()), coo.rows, coo.cols, g_gpu.stream, g_ws));
   } else {
     const auto h = make_host_matrix<Value>(name.substr(0, name.find('_')));
     d->a = std::make_unique<scankit::sparse::device_csr<int, Value>>(h.rows, h.cols, static_cast<i64>(h.values.size()));
@@ -220,7 +215,7 @@ matrix_data<Value>& matrix(const std::string& name) {
   d->rows = d->a->rows();
   d->cols = d->a->cols();
   d->nnz = d->a->nonzeros();
-  d->max_row_length = scankit::sparse::analyse_rows(scankit::sparse::csr_view<int, Value>(*d->a), g_stream).max_row_length;
+  d->max_row_length = scankit::sparse::analyse_rows(scankit::sparse::csr_view<int, Value>(*d->a), g_gpu.stream).max_row_length;
   std::vector<Value> x(static_cast<std::size_t>(d->cols));
   for (std::size_t j = 0; j < x.size(); ++j) x[j] = static_cast<Value>((mix64(j + 17) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
   d->x = device_array<Value>(x);
@@ -249,11 +244,7 @@ matrix_data<Value>& matrix(const std::string& name) {
 
 // ---------------------------------------------------------------------------------------------
 
-struct summary_row {
-  std::string name;
-  double ms, gflops, frac_floor, vs_cusparse;
-  std::string note, error;
-};
+using scankit_bench::summary_row;
 std::vector<summary_row> g_summary;
 struct anchors {
   double copy = 0, alg1 = 0, alg2 = 0;
@@ -315,7 +306,7 @@ template <class Value>
 using shape_launcher = void (*)(const scankit::device_detail::spmv_arguments<int, Value>&);
 template <class Policy, class Value>
 void launch_shape(const scankit::device_detail::spmv_arguments<int, Value>& args) {
-  scankit::device_detail::run_spmv_merge<Policy>(args, nullptr, g_stream, g_ws);
+  scankit::device_detail::run_spmv_merge<Policy>(args, nullptr, g_gpu.stream, g_ws);
 }
 template <class Value>
 shape_launcher<Value> shape_of(const std::string& row) {
@@ -345,7 +336,7 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
   const scankit::sparse::dense_vector<Value> y{m.y.p, m.rows};
   if (row == "copy") {
     launch = [&m] {
-      BENCH_CHECK(cudaMemcpyAsync(m.copy_to.p, m.copy_from.p, m.copy_from.n, cudaMemcpyDeviceToDevice, g_stream));
+      BENCH_CHECK(cudaMemcpyAsync(m.copy_to.p, m.copy_from.p, m.copy_from.n, cudaMemcpyDeviceToDevice, g_gpu.stream));
     };
   } else if (row == "cusparse_alg1" || row == "cusparse_alg2") {
     const bool alg2 = row == "cusparse_alg2";
@@ -357,14 +348,14 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
         m.a->offsets(), m.a->columns(), m.a->values(), m.rows, m.cols, m.nnz, m.x.p, m.y.p, Value(1), Value(0)};
     launch = [shape, args] { shape(args); };
   } else if (row == "one_call") {
-    launch = [&m, x, y] { scankit::sparse::spmv(Value(1), *m.a, x, Value(0), y, g_stream, g_ws); };
+    launch = [&m, x, y] { scankit::sparse::spmv(Value(1), *m.a, x, Value(0), y, g_gpu.stream, g_ws); };
   } else {
     scankit::sparse::spmv_options options;
     const bool merge = row == "merge_path" || row == "merge_path_one_block";
     options.kernel = merge ? spmv_kernel::merge_path : (row == "vector" ? spmv_kernel::vector : spmv_kernel::automatic);
     if (row == "merge_path_one_block") options.column_blocks = 1;
     const auto t0 = std::chrono::steady_clock::now();
-    plan = std::make_unique<scankit::sparse::spmv_plan<int, Value>>(*m.a, options, g_stream, g_ws);
+    plan = std::make_unique<scankit::sparse::spmv_plan<int, Value>>(*m.a, options, g_gpu.stream, g_ws);
     plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     note = std::string(scankit::sparse::to_string(plan->kernel())) +
            (plan->kernel() == spmv_kernel::vector ? " width " + std::to_string(plan->vector_width()) : "") +
@@ -372,12 +363,12 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
     state.counters["kernel"] = plan->kernel() == spmv_kernel::merge_path ? 1 : 2;
     state.counters["column_blocks"] = plan->column_blocks();
     state.counters["plan_ms"] = plan_ms;
-    launch = [&plan, x, y] { scankit::sparse::spmv(*plan, Value(1), x, Value(0), y, g_stream, g_ws); };
+    launch = [&plan, x, y] { scankit::sparse::spmv(*plan, Value(1), x, Value(0), y, g_gpu.stream, g_ws); };
   }
   if (row != "copy" && row != "cusparse_alg2" && row.rfind("cusparse", 0) != 0) {
-    BENCH_CHECK(cudaMemsetAsync(m.y.p, 0xff, m.rows * sizeof(Value), g_stream));  // NaN: beta = 0 must not read it
+    BENCH_CHECK(cudaMemsetAsync(m.y.p, 0xff, m.rows * sizeof(Value), g_gpu.stream));  // NaN: beta = 0 must not read it
   }
-  const double ms = scankit_bench::timed_median_ms(state, g_stream, g_start, g_stop, launch);
+  const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, launch);
   if (row.rfind("cusparse", 0) != 0 && row != "copy") {
     const double err = relative_error(m);
     // Rounding errors of a sum grow like the square root of its length for random signs: the
@@ -387,7 +378,7 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
     const double limit = (sizeof(Value) == 4 ? 1e-5 : 1e-12) * growth;
     if (!(err <= limit)) {
       const std::string e = "y differs from cuSPARSE ALG2's: relative L2 error " + std::to_string(err);
-      g_summary.push_back({full, ms, 0, 0, 0, note, e});
+      g_summary.push_back({full, {}, e, note});
       state.SkipWithError(e.c_str());
       return;
     }
@@ -404,7 +395,7 @@ void run_row(benchmark::State& state, const std::string& name, const std::string
   state.counters["frac_floor"] = a.copy / ms;
   state.counters["vs_cusparse"] = best / ms;
   if (plan_ms > 0) note += ", plan " + std::to_string(plan_ms).substr(0, 6) + " ms";
-  g_summary.push_back({full, ms, gflops, a.copy / ms, best / ms, note, ""});
+  g_summary.push_back({full, {ms, gflops, a.copy / ms, best / ms}, "", note});
 }
 
 const std::vector<std::string> g_matrices = {"p2d4096_f32", "mdual_f32",  "rmat22_f32", "powerlaw_f32",
@@ -431,7 +422,7 @@ void register_all() {
                                          run_row<float>(s, name, row);
                                        }
                                      } catch (const std::exception& e) {
-                                       g_summary.push_back({name + "/" + row, 0, 0, 0, 0, "", e.what()});
+                                       g_summary.push_back({name + "/" + row, {}, e.what()});
                                        s.SkipWithError(e.what());
                                      }
                                    })
@@ -443,31 +434,15 @@ void register_all() {
 }
 
 void setup_gpu() {
-  BENCH_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-  BENCH_CHECK(cudaEventCreate(&g_start));
-  BENCH_CHECK(cudaEventCreate(&g_stop));
+  g_gpu.open("bench_spmv");
   SPARSE_CHECK(cusparseCreate(&g_cusparse));
-  SPARSE_CHECK(cusparseSetStream(g_cusparse, g_stream));
+  SPARSE_CHECK(cusparseSetStream(g_cusparse, g_gpu.stream));
   g_ws = new scankit::workspace();
-  cudaDeviceProp prop{};
-  BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  benchmark::AddCustomContext("gpu", prop.name);
-  benchmark::AddCustomContext("scankit_commit", scankit_bench::build_commit);
 }
 
 int print_summary() {
-  int failed = 0;
-  std::printf("\n%-30s %9s %9s %9s %12s  %s\n", "row", "ms", "GFLOP/s", "of floor", "vs cuSPARSE", "kernel");
-  for (const summary_row& r : g_summary) {
-    if (!r.error.empty()) {
-      std::printf("%-30s FAILED: %s\n", r.name.c_str(), r.error.c_str());
-      ++failed;
-      continue;
-    }
-    std::printf("%-30s %9.4f %9.1f %9.3f %12.3f  %s\n", r.name.c_str(), r.ms, r.gflops, r.frac_floor, r.vs_cusparse,
-                r.note.c_str());
-  }
-  return failed;
+  return scankit_bench::print_summary_table(
+      30, {{"ms", 9, 4}, {"GFLOP/s", 9, 1}, {"of floor", 9, 3}, {"vs cuSPARSE", 12, 3}}, g_summary);
 }
 
 void teardown_gpu() {
@@ -476,7 +451,7 @@ void teardown_gpu() {
   g_ws->release();
   delete g_ws;
   (void)cusparseDestroy(g_cusparse);
-  (void)cudaStreamDestroy(g_stream);
+  g_gpu.close();
 }
 
 }  // namespace
