@@ -3,14 +3,20 @@
 // Eigen's call also builds its compressed sparse matrix (setFromTriplets); scankit's returns the
 // triplets, which is what its CSR construction starts from.
 //
-//   bench_matrix_market [--mb N] [Google Benchmark flags]   (default: a 1024 MB file in $TMPDIR)
+//   bench_matrix_market [--mb N] [--symmetric] [Google Benchmark flags]
+//       a generated file of about N MB (default 1024) in $TMPDIR: real general, or real symmetric
+//       (the lower triangle stored, every off-diagonal entry mirrored by the reader)
+//   bench_matrix_market --file PATH [Google Benchmark flags]   an existing file
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,8 +31,9 @@ namespace {
 std::string g_path;
 double g_mb = 0;
 
-// A random coordinate real general matrix written by scankit's writer, about `mb` MB.
-void write_file(double mb) {
+// A random coordinate real general matrix written by scankit's writer, about `mb` MB; symmetric:
+// the same entries with row >= col, under a symmetric header.
+void write_file(double mb, bool symmetric) {
   constexpr std::int64_t rows = 1 << 22;
   const auto entries = static_cast<std::int64_t>(mb * 1e6 / 26.0);  // about 26 bytes per line
   std::mt19937_64 rng(7);
@@ -37,11 +44,23 @@ void write_file(double mb) {
   m.value.resize(static_cast<std::size_t>(entries));
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   for (std::int64_t k = 0; k < entries; ++k) {
-    m.row[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(rng() % rows);
-    m.col[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(rng() % rows);
+    const auto r = static_cast<std::int64_t>(rng() % rows), c = static_cast<std::int64_t>(rng() % rows);
+    m.row[static_cast<std::size_t>(k)] = symmetric ? std::max(r, c) : r;
+    m.col[static_cast<std::size_t>(k)] = symmetric ? std::min(r, c) : c;
     m.value[static_cast<std::size_t>(k)] = static_cast<double>(static_cast<float>(value(rng)));
   }
   scankit::sparse::write_matrix_market(g_path, m);
+  if (symmetric) {  // the writer writes general files: the same lines under a symmetric banner
+    const std::string general = g_path + ".general";
+    std::filesystem::rename(g_path, general);
+    std::ifstream in(general, std::ios::binary);
+    std::string banner;
+    std::getline(in, banner);
+    std::ofstream out(g_path, std::ios::binary);
+    out << banner.substr(0, banner.rfind("general")) << "symmetric\n" << in.rdbuf();
+    if (!out) throw std::runtime_error("cannot write " + g_path);
+    std::filesystem::remove(general);
+  }
   g_mb = static_cast<double>(std::filesystem::file_size(g_path)) / 1e6;
 }
 
@@ -74,17 +93,30 @@ void eigen_load_market(benchmark::State& state) {
 
 int main(int argc, char** argv) {
   double mb = 1024;
+  bool symmetric = false;
+  std::string file;
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--mb" && i + 1 < argc) {
+    const std::string arg = argv[i];
+    if (arg == "--mb" && i + 1 < argc) {
       mb = std::atof(argv[++i]);
+    } else if (arg == "--file" && i + 1 < argc) {
+      file = argv[++i];
+    } else if (arg == "--symmetric") {
+      symmetric = true;
     } else {
       rest.push_back(argv[i]);
     }
   }
-  const char* tmp = std::getenv("TMPDIR");
-  g_path = std::string(tmp != nullptr ? tmp : "/tmp") + "/scankit_bench_matrix_market.mtx";
-  write_file(mb);
+  if (file.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    g_path = std::string(tmp != nullptr ? tmp : "/tmp") + "/scankit_bench_matrix_market.mtx";
+    write_file(mb, symmetric);
+  } else {
+    g_path = file;
+    g_mb = static_cast<double>(std::filesystem::file_size(g_path)) / 1e6;
+  }
+  benchmark::AddCustomContext("file", file.empty() ? (symmetric ? "generated, symmetric" : "generated, general") : file);
   benchmark::AddCustomContext("file_mb", std::to_string(g_mb));
   benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
   const auto hw = static_cast<long>(std::max(1u, std::thread::hardware_concurrency()));
@@ -99,6 +131,6 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&count, rest.data());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  std::remove(g_path.c_str());
+  if (file.empty()) std::remove(g_path.c_str());
   return 0;
 }
