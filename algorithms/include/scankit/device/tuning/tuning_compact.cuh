@@ -44,13 +44,9 @@ struct compact_entry<gpu_arch::sm90> {
   static constexpr int prefetch_bytes_ahead = 4 << 20;
 };
 
-// Not measured on these GPUs: sm_90's entry.
-template <>
-struct compact_entry<gpu_arch::sm80> : compact_entry<gpu_arch::sm90> {};
-template <>
-struct compact_entry<gpu_arch::sm89> : compact_entry<gpu_arch::sm90> {};
-template <>
-struct compact_entry<gpu_arch::sm100> : compact_entry<gpu_arch::sm90> {};
+// The other generations, not measured yet: sm_90's entry.
+template <gpu_arch Arch>
+struct compact_entry : compact_entry<gpu_arch::sm90> {};
 
 using compact_tuning_table = compact_entry<tuned_arch>;
 

@@ -34,13 +34,9 @@ struct sampling_entry<gpu_arch::sm90> {
   };
 };
 
-// Not measured on these GPUs: sm_90's entry.
-template <>
-struct sampling_entry<gpu_arch::sm80> : sampling_entry<gpu_arch::sm90> {};
-template <>
-struct sampling_entry<gpu_arch::sm89> : sampling_entry<gpu_arch::sm90> {};
-template <>
-struct sampling_entry<gpu_arch::sm100> : sampling_entry<gpu_arch::sm90> {};
+// The other generations, not measured yet: sm_90's entry.
+template <gpu_arch Arch>
+struct sampling_entry : sampling_entry<gpu_arch::sm90> {};
 
 using sampling_tuning_table = sampling_entry<tuned_arch>;
 

@@ -48,13 +48,9 @@ struct sort_entry<gpu_arch::sm90> {
   };
 };
 
-// Not measured on these GPUs: sm_90's entry.
-template <>
-struct sort_entry<gpu_arch::sm80> : sort_entry<gpu_arch::sm90> {};
-template <>
-struct sort_entry<gpu_arch::sm89> : sort_entry<gpu_arch::sm90> {};
-template <>
-struct sort_entry<gpu_arch::sm100> : sort_entry<gpu_arch::sm90> {};
+// The other generations, not measured yet: sm_90's entry.
+template <gpu_arch Arch>
+struct sort_entry : sort_entry<gpu_arch::sm90> {};
 
 using sort_tuning_table = sort_entry<tuned_arch>;
 

@@ -34,13 +34,9 @@ struct spmv_entry<gpu_arch::sm90> {
   };
 };
 
-// Not measured on these GPUs: sm_90's entry.
-template <>
-struct spmv_entry<gpu_arch::sm80> : spmv_entry<gpu_arch::sm90> {};
-template <>
-struct spmv_entry<gpu_arch::sm89> : spmv_entry<gpu_arch::sm90> {};
-template <>
-struct spmv_entry<gpu_arch::sm100> : spmv_entry<gpu_arch::sm90> {};
+// The other generations, not measured yet: sm_90's entry.
+template <gpu_arch Arch>
+struct spmv_entry : spmv_entry<gpu_arch::sm90> {};
 
 using spmv_tuning_table = spmv_entry<tuned_arch>;
 

@@ -123,13 +123,9 @@ struct scan_entry<gpu_arch::sm90> {
   };
 };
 
-// Not measured on these GPUs: sm_90's entry.
-template <>
-struct scan_entry<gpu_arch::sm80> : scan_entry<gpu_arch::sm90> {};
-template <>
-struct scan_entry<gpu_arch::sm89> : scan_entry<gpu_arch::sm90> {};
-template <>
-struct scan_entry<gpu_arch::sm100> : scan_entry<gpu_arch::sm90> {};
+// The other generations, not measured yet: sm_90's entry.
+template <gpu_arch Arch>
+struct scan_entry : scan_entry<gpu_arch::sm90> {};
 
 // The entry the library runs.
 using scan_tuning_table = scan_entry<tuned_arch>;
