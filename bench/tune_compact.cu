@@ -24,6 +24,7 @@
 #include "scankit/device/select.cuh"
 #include "scankit/device/unique.cuh"
 #include "scankit/error.hpp"
+#include "scankit/scan.hpp"  // cuda_device_available
 
 namespace {
 
