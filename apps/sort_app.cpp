@@ -26,7 +26,7 @@
 #include <cuda_runtime_api.h>
 
 #include "scankit/error.hpp"
-#include "scankit/radix_sort.hpp"
+#include "scankit/sort.hpp"
 #include "scankit/reference/sort_reference.hpp"
 #include "scankit/scan.hpp"  // cuda_device_available
 

@@ -37,7 +37,7 @@
 #include "scankit/distributed/sort.hpp"
 #include "scankit/distributed/unique_id.hpp"
 #include "scankit/device/util/launch.cuh"
-#include "scankit/radix_sort.hpp"
+#include "scankit/sort.hpp"
 #include "scankit/scan.hpp"
 
 namespace {

@@ -389,7 +389,7 @@ void sum_with_shape(const std::string& row, const T* in, T* out, i64 n) {
   using base = dd::reduce_tuning<T>;
   const auto run = [&](auto policy) {
     dd::run_reduce<decltype(policy), T, T>("bench sum", in, out, n, true, T{},
-                                           scankit::device::detail::to_accumulator<T>{}, scankit::plus_op{},
+                                           scankit::device_detail::to_accumulator<T>{}, scankit::plus_op{},
                                            g_gpu.stream, g_ws);
   };
   if (row == "shape_runs") {

@@ -43,8 +43,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 
-#include "scankit/device/radix_sort.cuh"
-#include "scankit/radix_sort.hpp"
+#include "scankit/device/sort.cuh"
+#include "scankit/sort.hpp"
 #include "scankit/workspace.hpp"
 
 namespace {

@@ -8,10 +8,10 @@
 #include "scankit/device/reduce.cuh"
 #include "scankit/reduce.hpp"
 
-namespace scankit::precompiled_reduce {
+namespace scankit::precompiled {
 
 template <class T>
-void run(const T* in, T* out, std::int64_t n, T init, scan_op op, cudaStream_t stream, workspace* ws) {
+void reduce_call(const T* in, T* out, std::int64_t n, T init, scan_op op, cudaStream_t stream, workspace* ws) {
   switch (op) {
     case scan_op::plus: return device::reduce<T>(in, out, n, init, plus_op{}, stream, ws);
     case scan_op::maximum: return device::reduce<T>(in, out, n, init, maximum_op{}, stream, ws);
@@ -23,16 +23,16 @@ void run(const T* in, T* out, std::int64_t n, T init, scan_op op, cudaStream_t s
 }
 
 template <class T>
-std::size_t workspace_bytes(std::int64_t n) {
+std::size_t reduce_workspace_bytes_of(std::int64_t n) {
   return std::max(device::reduce_workspace_bytes<T, T>(n), device::reduce_workspace_bytes<T, indexed_value<T>>(n));
 }
 
-}  // namespace scankit::precompiled_reduce
+}  // namespace scankit::precompiled
 
 #define SCANKIT_DEFINE_PRECOMPILED_REDUCE(T)                                                                   \
   namespace scankit {                                                                                         \
   void reduce(const T* in, T* out, std::int64_t n, T init, scan_op op, cudaStream_t stream, workspace* ws) {  \
-    precompiled_reduce::run<T>(in, out, n, init, op, stream, ws);                                             \
+    precompiled::reduce_call<T>(in, out, n, init, op, stream, ws);                                             \
   }                                                                                                           \
   void arg_min(const T* in, indexed_value<T>* out, std::int64_t n, cudaStream_t stream, workspace* ws) {     \
     device::arg_min(in, out, n, stream, ws);                                                                  \
@@ -40,5 +40,5 @@ std::size_t workspace_bytes(std::int64_t n) {
   void arg_max(const T* in, indexed_value<T>* out, std::int64_t n, cudaStream_t stream, workspace* ws) {     \
     device::arg_max(in, out, n, stream, ws);                                                                  \
   }                                                                                                           \
-  std::size_t reduce_workspace_bytes(const T*, std::int64_t n) { return precompiled_reduce::workspace_bytes<T>(n); } \
+  std::size_t reduce_workspace_bytes(const T*, std::int64_t n) { return precompiled::reduce_workspace_bytes_of<T>(n); } \
   }

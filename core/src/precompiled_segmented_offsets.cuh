@@ -10,7 +10,7 @@
 #include "scankit/device/segmented_reduce.cuh"
 #include "scankit/segmented_reduce.hpp"
 
-namespace scankit::precompiled_segmented {
+namespace scankit::precompiled {
 
 // What an empty segment gives without an explicit value: the operator's identity.
 template <class T>
@@ -45,28 +45,28 @@ void reduce_by_offsets(const T* values, const O* offsets, std::int64_t num_segme
   });
 }
 
-}  // namespace scankit::precompiled_segmented
+}  // namespace scankit::precompiled
 
 #define SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_BY_OFFSETS_FOR(T, O)                                                 \
   void inclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,  \
                                            std::int64_t n, scan_op op, cudaStream_t stream, workspace* ws) {      \
-    precompiled_segmented::by_offsets<T>("scankit::inclusive_segmented_scan_by_offsets", values, offsets,         \
+    precompiled::by_offsets<T>("scankit::inclusive_segmented_scan_by_offsets", values, offsets,         \
                                          num_segments, out, n, false, T{}, op, stream, ws);                       \
   }                                                                                                               \
   void exclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,  \
                                            std::int64_t n, T init, scan_op op, cudaStream_t stream,               \
                                            workspace* ws) {                                                       \
-    precompiled_segmented::by_offsets<T>("scankit::exclusive_segmented_scan_by_offsets", values, offsets,         \
+    precompiled::by_offsets<T>("scankit::exclusive_segmented_scan_by_offsets", values, offsets,         \
                                          num_segments, out, n, true, init, op, stream, ws);                       \
   }                                                                                                               \
   void segmented_reduce(const T* values, const O* offsets, std::int64_t num_segments, T* out, std::int64_t n,     \
                         scan_op op, cudaStream_t stream, workspace* ws) {                                         \
-    precompiled_segmented::reduce_by_offsets(values, offsets, num_segments, out, n,                              \
-                                             precompiled_segmented::identity_of<T>(op), op, stream, ws);          \
+    precompiled::reduce_by_offsets(values, offsets, num_segments, out, n,                              \
+                                             precompiled::identity_of<T>(op), op, stream, ws);          \
   }                                                                                                               \
   void segmented_reduce(const T* values, const O* offsets, std::int64_t num_segments, T* out, std::int64_t n,     \
                         T empty_value, scan_op op, cudaStream_t stream, workspace* ws) {                          \
-    precompiled_segmented::reduce_by_offsets(values, offsets, num_segments, out, n, empty_value, op, stream, ws);  \
+    precompiled::reduce_by_offsets(values, offsets, num_segments, out, n, empty_value, op, stream, ws);  \
   }
 
 #define SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_BY_OFFSETS(T)                                                        \

@@ -9,7 +9,7 @@
 #include "scankit/device/segmented_scan.cuh"
 #include "scankit/segmented_scan.hpp"
 
-namespace scankit::precompiled_segmented {
+namespace scankit::precompiled {
 
 // Calls fn(op) with the functor of plus, maximum or minimum.
 template <class Fn>
@@ -51,17 +51,17 @@ void by_key(const char* function, const K* keys, const T* values, T* out, std::i
   });
 }
 
-}  // namespace scankit::precompiled_segmented
+}  // namespace scankit::precompiled
 
 #define SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_SCAN_BY_KEY(T, K)                                                  \
   void inclusive_scan_by_key(const K* keys, const T* values, T* out, std::int64_t n, scan_op op,               \
                              cudaStream_t stream, workspace* ws) {                                             \
-    precompiled_segmented::by_key<T>("scankit::inclusive_scan_by_key", keys, values, out, n, false, T{}, op,   \
+    precompiled::by_key<T>("scankit::inclusive_scan_by_key", keys, values, out, n, false, T{}, op,   \
                                      stream, ws);                                                              \
   }                                                                                                            \
   void exclusive_scan_by_key(const K* keys, const T* values, T* out, std::int64_t n, T init, scan_op op,       \
                              cudaStream_t stream, workspace* ws) {                                             \
-    precompiled_segmented::by_key<T>("scankit::exclusive_scan_by_key", keys, values, out, n, true, init, op,   \
+    precompiled::by_key<T>("scankit::exclusive_scan_by_key", keys, values, out, n, true, init, op,   \
                                      stream, ws);                                                              \
   }
 
@@ -69,12 +69,12 @@ void by_key(const char* function, const K* keys, const T* values, T* out, std::i
   namespace scankit {                                                                                          \
   void inclusive_segmented_scan(const T* values, const std::uint8_t* head_flags, T* out, std::int64_t n,       \
                                 scan_op op, cudaStream_t stream, workspace* ws) {                              \
-    precompiled_segmented::by_flags<T>("scankit::inclusive_segmented_scan", values, head_flags, out, n, false, \
+    precompiled::by_flags<T>("scankit::inclusive_segmented_scan", values, head_flags, out, n, false, \
                                        T{}, op, stream, ws);                                                   \
   }                                                                                                            \
   void exclusive_segmented_scan(const T* values, const std::uint8_t* head_flags, T* out, std::int64_t n,       \
                                 T init, scan_op op, cudaStream_t stream, workspace* ws) {                      \
-    precompiled_segmented::by_flags<T>("scankit::exclusive_segmented_scan", values, head_flags, out, n, true,  \
+    precompiled::by_flags<T>("scankit::exclusive_segmented_scan", values, head_flags, out, n, true,  \
                                        init, op, stream, ws);                                                  \
   }                                                                                                            \
   SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_SCAN_BY_KEY(T, std::int32_t)                                            \

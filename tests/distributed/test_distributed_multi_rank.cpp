@@ -18,7 +18,7 @@
 #include "scankit/distributed/compact.hpp"
 #include "scankit/distributed/scan.hpp"
 #include "scankit/distributed/sort.hpp"
-#include "scankit/radix_sort.hpp"
+#include "scankit/sort.hpp"
 #include "scankit/scan.hpp"
 
 namespace {

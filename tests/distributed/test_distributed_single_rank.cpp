@@ -15,7 +15,7 @@
 #include "scankit/distributed/scan.hpp"
 #include "scankit/distributed/scan_offset.hpp"
 #include "scankit/distributed/sort.hpp"
-#include "scankit/radix_sort.hpp"
+#include "scankit/sort.hpp"
 #include "scankit/scan.hpp"
 
 namespace {

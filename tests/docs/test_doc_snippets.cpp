@@ -23,7 +23,7 @@
 
 #include "scankit/compact.hpp"
 #include "scankit/lab/scan_lab.hpp"
-#include "scankit/radix_sort.hpp"
+#include "scankit/sort.hpp"
 #include "scankit/reduce.hpp"
 #include "scankit/reduce_by_key.hpp"
 #include "scankit/sampling.hpp"

@@ -1,6 +1,6 @@
 // Shared test support: one call captured into a CUDA graph and replayed on new input, with a
 // warmed workspace, none, or a fresh one (tests/core/test_scan_graphs.cu,
-// tests/algorithms/test_compact_graphs.cu).
+// tests/compact/test_compact_graphs.cu).
 #pragma once
 
 #include <gtest/gtest.h>

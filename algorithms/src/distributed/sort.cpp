@@ -11,7 +11,7 @@
 #include "collectives.hpp"
 #include "scankit/distributed/sample_sort_plan.hpp"
 #include "scankit/error.hpp"
-#include "scankit/radix_sort.hpp"
+#include "scankit/sort.hpp"
 #include "sort_kernels.hpp"
 
 namespace scankit::distributed {

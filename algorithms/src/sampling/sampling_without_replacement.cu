@@ -4,7 +4,7 @@
 
 #include "scankit/device/sampling/without_replacement.cuh"
 #include "scankit/device/util/launch.cuh"
-#include "scankit/radix_sort.hpp"
+#include "scankit/sort.hpp"
 #include "scankit/sampling.hpp"
 
 namespace scankit {

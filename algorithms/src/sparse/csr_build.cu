@@ -13,16 +13,16 @@
 #include "scankit/device/sparse/csr_build_kernels.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
-#include "scankit/radix_sort.hpp"
+#include "scankit/sort.hpp"
 #include "scankit/reduce_by_key.hpp"
 #include "stream_scratch.hpp"
 
 namespace scankit::sparse {
 namespace {
 
-using support::grid_for;
+using precompiled::grid_for;
 template <class T>
-using scratch = support::stream_scratch<T>;
+using scratch = precompiled::stream_scratch<T>;
 
 // Bits that hold every index below `count` (0 for count <= 1).
 template <class Index>

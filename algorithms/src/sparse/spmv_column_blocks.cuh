@@ -18,7 +18,7 @@
 #include "scankit/sparse/spmv.hpp"
 #include "stream_scratch.hpp"
 
-namespace scankit::sparse::spmv_impl {
+namespace scankit::sparse::precompiled {
 
 // The automatic choice (docs/tuning.md): blocks pay when x is larger than the L2, rows are long
 // enough that a second pass over the row ends and y costs less than the gathers it saves, and the
@@ -37,7 +37,7 @@ template <class Index, class Value>
 double far_column_share(const csr_view<Index, Value>& a, long long l2_bytes, cudaStream_t stream) {
   namespace dd = scankit::device_detail;
   const long long samples = std::min<long long>(a.rows, column_spread_samples);
-  support::stream_scratch<unsigned long long> counts(2, stream);
+  precompiled::stream_scratch<unsigned long long> counts(2, stream);
   SCANKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 2 * sizeof(unsigned long long), stream));
   const long long window = l2_bytes / static_cast<long long>(sizeof(Value)) / 8;
   dd::launch_kernel("column_spread_kernel", dd::column_spread_kernel<Index>,
@@ -97,7 +97,7 @@ std::vector<long long> cut_column_blocks(const csr_view<Index, Value>& a, int bl
     return std::vector<long long>(static_cast<std::size_t>(blocks), 0);
   }
   std::vector<long long> sizes;
-  support::stream_scratch<Index> place(static_cast<std::size_t>(a.nonzeros), stream);
+  precompiled::stream_scratch<Index> place(static_cast<std::size_t>(a.nonzeros), stream);
   const long long cols = static_cast<long long>(a.cols);
   long long before = 0;
   for (int b = 0; b < blocks; ++b) {
@@ -108,7 +108,7 @@ std::vector<long long> cut_column_blocks(const csr_view<Index, Value>& a, int bl
         thrust::make_transform_iterator(a.columns, member), place.get(), static_cast<std::int64_t>(a.nonzeros),
         plus_op{}, stream, ws);
     dd::launch_kernel("column_block_scatter_kernel", dd::column_block_scatter_kernel<Index, Value>,
-                      support::grid_for(a.nonzeros), 256, stream, a.columns, a.values,
+                      precompiled::grid_for(a.nonzeros), 256, stream, a.columns, a.values,
                       static_cast<long long>(a.nonzeros), member, static_cast<const Index*>(place.get()),
                       known != nullptr ? nullptr : block_columns + before, block_values + before);
     long long size = 0;
@@ -116,7 +116,7 @@ std::vector<long long> cut_column_blocks(const csr_view<Index, Value>& a, int bl
       size = (*known)[static_cast<std::size_t>(b)];
     } else {
       dd::launch_kernel("column_block_offsets_kernel", dd::column_block_offsets_kernel<Index>,
-                        support::grid_for(a.rows + 1LL), 256, stream, a.offsets, static_cast<long long>(a.rows),
+                        precompiled::grid_for(a.rows + 1LL), 256, stream, a.offsets, static_cast<long long>(a.rows),
                         static_cast<const Index*>(place.get()), block_offsets + b * offsets_per_block);
       Index last = 0;
       SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&last, place.get() + (a.nonzeros - 1), sizeof(Index),
@@ -130,4 +130,4 @@ std::vector<long long> cut_column_blocks(const csr_view<Index, Value>& a, int bl
   return sizes;
 }
 
-}  // namespace scankit::sparse::spmv_impl
+}  // namespace scankit::sparse::precompiled

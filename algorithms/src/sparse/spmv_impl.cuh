@@ -24,7 +24,7 @@
 #include "stream_scratch.hpp"
 
 namespace scankit::sparse {
-namespace spmv_impl {
+namespace precompiled {
 
 namespace dd = scankit::device_detail;
 
@@ -88,9 +88,9 @@ template <class Index, class Value>
 dd::csr_report report_rows(const csr_view<Index, Value>& a, cudaStream_t stream) {
   dd::csr_report report{LLONG_MAX, 0, 0};
   if (a.offsets == nullptr) return report;  // rows == 0 and no nonzeros: nothing to check
-  support::stream_scratch<dd::csr_report> device_report(1, stream);
+  precompiled::stream_scratch<dd::csr_report> device_report(1, stream);
   SCANKIT_CUDA_CHECK(cudaMemcpyAsync(device_report.get(), &report, sizeof(report), cudaMemcpyHostToDevice, stream));
-  dd::launch_kernel("csr_offsets_kernel", dd::csr_offsets_kernel<Index>, support::grid_for(a.rows + 1LL), 256, stream,
+  dd::launch_kernel("csr_offsets_kernel", dd::csr_offsets_kernel<Index>, precompiled::grid_for(a.rows + 1LL), 256, stream,
                     a.offsets, static_cast<long long>(a.rows), static_cast<long long>(a.nonzeros),
                     device_report.get());
   SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&report, device_report.get(), sizeof(report), cudaMemcpyDeviceToHost, stream));
@@ -159,7 +159,7 @@ dd::spmv_arguments<Index, Value> arguments_of(const csr_view<Index, Value>& m, c
 template <class Value>
 void scale(Value* y, long long n, Value beta, cudaStream_t stream) {
   if (n == 0) return;
-  dd::launch_kernel("spmv_scale_kernel", dd::spmv_scale_kernel<Value>, support::grid_for(n), 256, stream, y, n, beta);
+  dd::launch_kernel("spmv_scale_kernel", dd::spmv_scale_kernel<Value>, precompiled::grid_for(n), 256, stream, y, n, beta);
 }
 
 template <class Index, class Value>
@@ -249,30 +249,30 @@ void spmv_planned(const spmv_plan<Index, Value>& plan, Value alpha, dense_vector
   run_merge(args, static_cast<const dd::merge_coordinate*>(plan.partition()), stream, ws);
 }
 
-}  // namespace spmv_impl
+}  // namespace precompiled
 
 template <class Index, class Value>
 csr_row_statistics analyse_rows(const csr_view<Index, Value>& a, cudaStream_t stream) {
-  return spmv_impl::checked_statistics("scankit::sparse::analyse_rows", a, stream);
+  return precompiled::checked_statistics("scankit::sparse::analyse_rows", a, stream);
 }
 
 template <class Index, class Value>
 csr_validation validate_csr(const csr_view<Index, Value>& a, bool sorted_columns, cudaStream_t stream) {
   namespace dd = scankit::device_detail;
-  spmv_impl::check_matrix("scankit::sparse::validate_csr", a);
+  precompiled::check_matrix("scankit::sparse::validate_csr", a);
   csr_validation result;
-  dd::csr_report report = spmv_impl::report_rows(a, stream);
+  dd::csr_report report = precompiled::report_rows(a, stream);
   if (report.first_bad != LLONG_MAX) {
     result.valid = false;
     result.first_bad_row = report.first_bad;
-    result.problem = spmv_impl::describe_bad_offset(a, report.first_bad);
+    result.problem = precompiled::describe_bad_offset(a, report.first_bad);
     return result;
   }
   if (a.nonzeros == 0) return result;
   report = dd::csr_report{LLONG_MAX, 0, 0};
-  support::stream_scratch<dd::csr_report> device_report(1, stream);
+  precompiled::stream_scratch<dd::csr_report> device_report(1, stream);
   SCANKIT_CUDA_CHECK(cudaMemcpyAsync(device_report.get(), &report, sizeof(report), cudaMemcpyHostToDevice, stream));
-  dd::launch_kernel("csr_columns_kernel", dd::csr_columns_kernel<Index>, support::grid_for(a.rows * 32LL), 256, stream,
+  dd::launch_kernel("csr_columns_kernel", dd::csr_columns_kernel<Index>, precompiled::grid_for(a.rows * 32LL), 256, stream,
                     a.offsets, a.columns, static_cast<long long>(a.rows), static_cast<long long>(a.cols),
                     sorted_columns, device_report.get());
   SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&report, device_report.get(), sizeof(report), cudaMemcpyDeviceToHost, stream));
@@ -291,22 +291,22 @@ spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_o
                                    workspace* ws)
     : matrix_(a), operand_(a), operation_(options.operation) {
   const char* function = "scankit::sparse::spmv_plan";
-  spmv_impl::check_options(function, options);
-  statistics_ = spmv_impl::checked_statistics(function, a, stream);
+  precompiled::check_options(function, options);
+  statistics_ = precompiled::checked_statistics(function, a, stream);
   csr_row_statistics operand_statistics = statistics_;
   if (operation_ == spmv_operation::transpose) {
     transposed_ = new device_csr<Index, Value>(transpose(a, stream, ws));
     operand_ = csr_view<Index, Value>(*transposed_);
-    operand_statistics = spmv_impl::statistics_of(operand_, spmv_impl::report_rows(operand_, stream));
+    operand_statistics = precompiled::statistics_of(operand_, precompiled::report_rows(operand_, stream));
     device_bytes_ += (static_cast<std::size_t>(a.cols) + 1) * sizeof(Index) +
                      static_cast<std::size_t>(a.nonzeros) * (sizeof(Index) + sizeof(Value));
   }
-  kernel_ = spmv_impl::resolved_kernel(options, operand_statistics);
-  vector_width_ = spmv_impl::resolved_width(options, operand_statistics);
+  kernel_ = precompiled::resolved_kernel(options, operand_statistics);
+  vector_width_ = precompiled::resolved_width(options, operand_statistics);
   if (operation_ == spmv_operation::non_transpose) {
     column_blocks_ = options.column_blocks;
     if (column_blocks_ == 0) {
-      column_blocks_ = kernel_ == spmv_kernel::merge_path ? spmv_impl::automatic_column_blocks(a, statistics_, stream) : 1;
+      column_blocks_ = kernel_ == spmv_kernel::merge_path ? precompiled::automatic_column_blocks(a, statistics_, stream) : 1;
     }
   }
   if (column_blocks_ > 1) {
@@ -314,12 +314,12 @@ spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_o
     make_column_blocks(stream, ws);
     return;
   }
-  const long long tiles = spmv_impl::merge_tiles(operand_);
+  const long long tiles = precompiled::merge_tiles(operand_);
   if (kernel_ == spmv_kernel::merge_path && tiles > 1) {
     const std::size_t bytes = static_cast<std::size_t>(tiles + 1) * sizeof(device_detail::merge_coordinate);
     SCANKIT_CUDA_CHECK(cudaMalloc(&partition_, bytes));
     device_bytes_ += bytes;
-    device_detail::launch_merge_partition<spmv_impl::merge_policy<Index, Value>>(
+    device_detail::launch_merge_partition<precompiled::merge_policy<Index, Value>>(
         operand_.offsets, static_cast<long long>(operand_.rows), static_cast<long long>(operand_.nonzeros),
         static_cast<device_detail::merge_coordinate*>(partition_), stream);
   }
@@ -330,12 +330,12 @@ spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_o
 template <class Index, class Value>
 void spmv_plan<Index, Value>::make_column_blocks(cudaStream_t stream, workspace* ws) {
   namespace dd = scankit::device_detail;
-  using policy = spmv_impl::merge_policy<Index, Value>;
-  const auto layout = spmv_impl::column_block_layout<Index, Value>::of(matrix_, column_blocks_);
+  using policy = precompiled::merge_policy<Index, Value>;
+  const auto layout = precompiled::column_block_layout<Index, Value>::of(matrix_, column_blocks_);
   SCANKIT_CUDA_CHECK(cudaMalloc(&block_storage_, layout.bytes));
   device_bytes_ += layout.bytes;
   const std::vector<long long> sizes =
-      spmv_impl::cut_column_blocks(matrix_, column_blocks_, block_storage_, nullptr, stream, ws);
+      precompiled::cut_column_blocks(matrix_, column_blocks_, block_storage_, nullptr, stream, ws);
   blocks_ = new column_block[static_cast<std::size_t>(column_blocks_)];
   auto* base = static_cast<char*>(block_storage_);
   long long before = 0, coordinates = 0;
@@ -346,7 +346,7 @@ void spmv_plan<Index, Value>::make_column_blocks(cudaStream_t stream, workspace*
         reinterpret_cast<const Index*>(base + layout.columns_at) + before,
         reinterpret_cast<const Value*>(base + layout.values_at) + before);
     before += sizes[static_cast<std::size_t>(b)];
-    const long long tiles = spmv_impl::merge_tiles(blocks_[b].matrix);
+    const long long tiles = precompiled::merge_tiles(blocks_[b].matrix);
     if (tiles > 1) coordinates += tiles + 1;
   }
   if (coordinates > 0) {
@@ -357,7 +357,7 @@ void spmv_plan<Index, Value>::make_column_blocks(cudaStream_t stream, workspace*
   auto* coordinate = static_cast<dd::merge_coordinate*>(partition_);
   for (int b = 0; b < column_blocks_; ++b) {
     const csr_view<Index, Value>& m = blocks_[b].matrix;
-    const long long tiles = spmv_impl::merge_tiles(m);
+    const long long tiles = precompiled::merge_tiles(m);
     if (tiles <= 1) continue;
     dd::launch_merge_partition<policy>(m.offsets, static_cast<long long>(m.rows), static_cast<long long>(m.nonzeros),
                                        coordinate, stream);
@@ -372,7 +372,7 @@ void spmv_plan<Index, Value>::update_values(cudaStream_t stream, workspace* ws) 
   if (column_blocks_ > 1) {
     std::vector<long long> sizes;
     for (int b = 0; b < column_blocks_; ++b) sizes.push_back(blocks_[b].matrix.nonzeros);
-    spmv_impl::cut_column_blocks(matrix_, column_blocks_, block_storage_, &sizes, stream, ws);
+    precompiled::cut_column_blocks(matrix_, column_blocks_, block_storage_, &sizes, stream, ws);
   } else if (transposed_ != nullptr) {
     *transposed_ = transpose(matrix_, stream, ws);
     operand_ = csr_view<Index, Value>(*transposed_);
@@ -425,10 +425,10 @@ spmv_plan<Index, Value>& spmv_plan<Index, Value>::operator=(spmv_plan&& other) n
 template <class Index, class Value>
 std::size_t spmv_workspace_bytes(const spmv_plan<Index, Value>& plan) {
   namespace dd = scankit::device_detail;
-  long long tiles = spmv_impl::merge_tiles(plan.operand());
+  long long tiles = precompiled::merge_tiles(plan.operand());
   if (plan.column_blocks() > 1) {  // the blocks' products run one after another in one workspace
     tiles = 0;
-    for (int b = 0; b < plan.column_blocks(); ++b) tiles = std::max(tiles, spmv_impl::merge_tiles(plan.block(b)));
+    for (int b = 0; b < plan.column_blocks(); ++b) tiles = std::max(tiles, precompiled::merge_tiles(plan.block(b)));
   }
   if (plan.kernel() != spmv_kernel::merge_path || tiles <= 1) return 0;
   const dd::spmv_merge_layout layout = dd::spmv_merge_workspace<Value>(tiles, false);  // the plan keeps the partition
@@ -442,11 +442,11 @@ std::size_t spmv_workspace_bytes(const spmv_plan<Index, Value>& plan) {
   namespace scankit::sparse {                                                                                     \
   void spmv(V alpha, const csr_view<I, V>& a, dense_vector<const V> x, V beta, dense_vector<V> y,                 \
             cudaStream_t stream, workspace* ws, const spmv_options& options) {                                    \
-    spmv_impl::spmv_once(alpha, a, x, beta, y, stream, ws, options);                                              \
+    precompiled::spmv_once(alpha, a, x, beta, y, stream, ws, options);                                              \
   }                                                                                                               \
   void spmv(const spmv_plan<I, V>& plan, V alpha, dense_vector<const V> x, V beta, dense_vector<V> y,             \
             cudaStream_t stream, workspace* ws) {                                                                 \
-    spmv_impl::spmv_planned(plan, alpha, x, beta, y, stream, ws);                                                 \
+    precompiled::spmv_planned(plan, alpha, x, beta, y, stream, ws);                                                 \
   }                                                                                                               \
   template class spmv_plan<I, V>;                                                                                 \
   template csr_row_statistics analyse_rows(const csr_view<I, V>&, cudaStream_t);                                  \

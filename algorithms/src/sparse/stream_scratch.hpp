@@ -8,7 +8,7 @@
 
 #include "scankit/error.hpp"
 
-namespace scankit::sparse::support {
+namespace scankit::sparse::precompiled {
 
 // Grid-stride kernels: enough blocks of 256 threads to fill the GPU, never more than the items need.
 inline unsigned grid_for(long long items) {
@@ -34,4 +34,4 @@ class stream_scratch {
   cudaStream_t stream_;
 };
 
-}  // namespace scankit::sparse::support
+}  // namespace scankit::sparse::precompiled

@@ -5,6 +5,6 @@ SCANKIT_DEFINE_LAB_SCAN(float)
 
 namespace scankit {
 scan_kernel_info describe_scan_kernel(const float*, const scan_options& options) {
-  return lab_precompiled::describe<float>(options);
+  return precompiled::describe_lab_scan<float>(options);
 }
 }  // namespace scankit

@@ -5,6 +5,6 @@ SCANKIT_DEFINE_LAB_SCAN(std::int32_t)
 
 namespace scankit {
 scan_kernel_info describe_scan_kernel(const std::int32_t*, const scan_options& options) {
-  return lab_precompiled::describe<std::int32_t>(options);
+  return precompiled::describe_lab_scan<std::int32_t>(options);
 }
 }  // namespace scankit

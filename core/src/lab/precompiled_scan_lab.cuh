@@ -15,7 +15,7 @@
 #include "scankit/device/scan_lab.cuh"
 #include "scankit/lab/scan_lab.hpp"
 
-namespace scankit::lab_precompiled {
+namespace scankit::precompiled {
 
 using device_detail::scan_policy;
 using device_detail::scan_tuning;
@@ -89,7 +89,7 @@ void run_with_shape(const char* function, const T* in, T* out, std::int64_t n, b
 }
 
 template <class T>
-void run(const char* function, const T* in, T* out, std::int64_t n, bool exclusive, const T& init, scan_op op,
+void run_lab_scan(const char* function, const T* in, T* out, std::int64_t n, bool exclusive, const T& init, scan_op op,
          cudaStream_t stream, workspace* ws, const scan_options& options) {
   if (!op_supported<T>(op)) {
     throw error(std::string(function) + ": operator " + to_string(op) + " needs an integral value type");
@@ -117,7 +117,7 @@ void run(const char* function, const T* in, T* out, std::int64_t n, bool exclusi
 }
 
 template <class T>
-std::size_t workspace_bytes(std::int64_t n, const scan_options& options) {
+std::size_t lab_workspace_bytes(std::int64_t n, const scan_options& options) {
   // The workspace depends on the tile size only through the tile count; the smallest tile offered
   // needs the most, so answer for the shape actually requested.
   const int k = options.items_per_thread == 0 ? scan_tuning<T>::items_per_thread : options.items_per_thread;
@@ -203,7 +203,7 @@ scan_kernel_info describe_algorithm(const scan_options& options) {
 }
 
 template <class T>
-scan_kernel_info describe(const scan_options& options) {
+scan_kernel_info describe_lab_scan(const scan_options& options) {
   switch (options.items_per_thread) {
     case 0:
     case scan_tuning<T>::items_per_thread: return describe_algorithm<T, scan_tuning<T>::items_per_thread>(options);
@@ -217,19 +217,19 @@ scan_kernel_info describe(const scan_options& options) {
   }
 }
 
-}  // namespace scankit::lab_precompiled
+}  // namespace scankit::precompiled
 
 #define SCANKIT_DEFINE_LAB_SCAN(T)                                                                             \
   namespace scankit::lab {                                                                                     \
   void inclusive_scan(const T* in, T* out, std::int64_t n, scan_op op, cudaStream_t stream, workspace* ws,     \
                       const scan_options& options) {                                                           \
-    lab_precompiled::run<T>("scankit::lab::inclusive_scan", in, out, n, false, T{}, op, stream, ws, options);           \
+    precompiled::run_lab_scan<T>("scankit::lab::inclusive_scan", in, out, n, false, T{}, op, stream, ws, options);           \
   }                                                                                                            \
   void exclusive_scan(const T* in, T* out, std::int64_t n, T init, scan_op op, cudaStream_t stream,            \
                       workspace* ws, const scan_options& options) {                                            \
-    lab_precompiled::run<T>("scankit::lab::exclusive_scan", in, out, n, true, init, op, stream, ws, options);           \
+    precompiled::run_lab_scan<T>("scankit::lab::exclusive_scan", in, out, n, true, init, op, stream, ws, options);           \
   }                                                                                                            \
   std::size_t scan_workspace_bytes(const T*, std::int64_t n, const scan_options& options) {                    \
-    return lab_precompiled::workspace_bytes<T>(n, options);                                                        \
+    return precompiled::lab_workspace_bytes<T>(n, options);                                                        \
   }                                                                                                            \
   }

@@ -22,7 +22,9 @@
 
 namespace scankit::device {
 
-namespace compact_detail {
+}  // namespace scankit::device
+
+namespace scankit::device_detail {
 
 template <class P, class In, class Out>
 void check_partition(const char* function, const In& in, const Out& out, std::int64_t n,
@@ -48,22 +50,24 @@ void check_partition_copy(const char* function, const In& in, const Selected& se
   scankit::detail::check_disjoint(function, s, r);
 }
 
-}  // namespace compact_detail
+}  // namespace scankit::device_detail
+
+namespace scankit::device {
 
 template <class Policy = tuned, class In, class Out, class Pred>
 void partition_if(In in, Out out, std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                   workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::partition_if";
   using T = device_detail::iterator_item_t<In>;
-  using InView = compact_detail::input_view_t<In>;
-  using OutView = compact_detail::output_view_t<Out>;
-  using P = compact_detail::partition_plan<Policy, T>;
+  using InView = device_detail::input_view_t<In>;
+  using OutView = device_detail::output_view_t<Out>;
+  using P = device_detail::partition_plan<Policy, T>;
   const InView in_view = device_detail::input_view(in);
   const OutView out_view = device_detail::output_view(out);
-  compact_detail::check_partition<P>(function, in_view, out_view, n, options);
+  device_detail::check_partition<P>(function, in_view, out_view, n, options);
   device_detail::check_count_target(function, d_count,
-                                    {compact_detail::extent_of("in", in_view, n),
-                                     compact_detail::extent_of("out", out_view, n)});
+                                    {device_detail::extent_of("in", in_view, n),
+                                     device_detail::extent_of("out", out_view, n)});
   device_detail::run_compaction<P>(device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
                                    device_detail::partition_sink_for<T, OutView>{out_view}, n, d_count, false, stream,
                                    ws, options);
@@ -75,18 +79,18 @@ void partition_if(In in, Selected out_selected, Rejected out_rejected, std::int6
                   const compact_options& options = {}) {
   const char* function = "scankit::partition_if";
   using T = device_detail::iterator_item_t<In>;
-  using InView = compact_detail::input_view_t<In>;
-  using SelectedView = compact_detail::output_view_t<Selected>;
-  using RejectedView = compact_detail::output_view_t<Rejected>;
-  using P = compact_detail::partition_plan<Policy, T>;
+  using InView = device_detail::input_view_t<In>;
+  using SelectedView = device_detail::output_view_t<Selected>;
+  using RejectedView = device_detail::output_view_t<Rejected>;
+  using P = device_detail::partition_plan<Policy, T>;
   const InView in_view = device_detail::input_view(in);
   const SelectedView selected_view = device_detail::output_view(out_selected);
   const RejectedView rejected_view = device_detail::output_view(out_rejected);
-  compact_detail::check_partition_copy<P>(function, in_view, selected_view, rejected_view, n, options);
+  device_detail::check_partition_copy<P>(function, in_view, selected_view, rejected_view, n, options);
   device_detail::check_count_target(function, d_count,
-                                    {compact_detail::extent_of("in", in_view, n),
-                                     compact_detail::extent_of("out_selected", selected_view, n),
-                                     compact_detail::extent_of("out_rejected", rejected_view, n)});
+                                    {device_detail::extent_of("in", in_view, n),
+                                     device_detail::extent_of("out_selected", selected_view, n),
+                                     device_detail::extent_of("out_rejected", rejected_view, n)});
   device_detail::run_compaction<P>(
       device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
       device_detail::partition_copy_sink_for<T, SelectedView, RejectedView>{selected_view, rejected_view}, n, d_count,
@@ -97,7 +101,7 @@ void partition_if(In in, Selected out_selected, Rejected out_rejected, std::int6
 template <class Policy = tuned, class In, class Out, class Pred>
 std::int64_t partition_if_count_host(In in, Out out, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                                      workspace* ws = nullptr, const compact_options& options = {}) {
-  compact_detail::check_partition<compact_detail::partition_plan<Policy, device_detail::iterator_item_t<In>>>(
+  device_detail::check_partition<device_detail::partition_plan<Policy, device_detail::iterator_item_t<In>>>(
       "scankit::partition_if_count_host", device_detail::input_view(in), device_detail::output_view(out), n, options);
   return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     partition_if<Policy>(in, out, d_count, n, pred, stream, ws, options);
@@ -108,7 +112,7 @@ template <class Policy = tuned, class In, class Selected, class Rejected, class 
 std::int64_t partition_if_count_host(In in, Selected out_selected, Rejected out_rejected, std::int64_t n, Pred pred,
                                      cudaStream_t stream = nullptr, workspace* ws = nullptr,
                                      const compact_options& options = {}) {
-  compact_detail::check_partition_copy<compact_detail::partition_plan<Policy, device_detail::iterator_item_t<In>>>(
+  device_detail::check_partition_copy<device_detail::partition_plan<Policy, device_detail::iterator_item_t<In>>>(
       "scankit::partition_if_count_host", device_detail::input_view(in), device_detail::output_view(out_selected),
       device_detail::output_view(out_rejected), n, options);
   return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {

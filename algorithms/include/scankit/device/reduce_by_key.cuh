@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "scankit/device/by_key/reduce_by_key_dispatch.cuh"
+#include "scankit/device/segments/reduce_by_key_dispatch.cuh"
 #include "scankit/device/iterators.cuh"
 #include "scankit/device/scan.cuh"
 #include "scankit/device/segmented_scan.cuh"
@@ -27,7 +27,7 @@ template <class Policy = tuned, class AccT = void, class KeysIn, class ValuesIn,
 void reduce_by_key(KeysIn keys, ValuesIn values, KeysOut unique_keys, ValuesOut aggregates, std::int64_t* runs,
                    std::int64_t n, Op op = {}, KeyEqual key_equal = {}, cudaStream_t stream = nullptr,
                    workspace* ws = nullptr) {
-  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::inclusive_accumulator_t<ValuesIn, Op>>;
+  using T = scankit::device_detail::pick_t<AccT, scankit::device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
   const auto k = device_detail::input_view(keys);
   using key_t = std::remove_cv_t<device_detail::iterator_item_t<std::remove_cv_t<decltype(k)>>>;
   using P = resolved_segmented_policy<Policy, T, key_t>;

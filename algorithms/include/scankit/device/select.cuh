@@ -62,8 +62,9 @@ template <int BlockThreads, int ChunksPerThread, int MinBlocksPerSm = 1, bool Lo
 using staged_compact =
     device_detail::staged_compact_shape<BlockThreads, ChunksPerThread, MinBlocksPerSm, LookBackWarp, PrefetchBytesAhead>;
 
-// (scankit::detail is spelled out below: scan.cuh has a scankit::device::detail that would hide it.)
-namespace compact_detail {
+}  // namespace scankit::device
+
+namespace scankit::device_detail {
 
 // What the kernels get for an iterator (iterators.cuh): arrays as raw pointers (const for
 // inputs), a transform of an array as a staged_input, anything else as it is.
@@ -161,7 +162,9 @@ void check_stencil(const char* function, const char* stencil_name, const In& in,
   scankit::detail::check_disjoint(function, extent_of(stencil_name, stencil, n), extent_of("out", out, n));
 }
 
-}  // namespace compact_detail
+}  // namespace scankit::device_detail
+
+namespace scankit::device {
 
 // out[0 .. count) = the items with pred(item) true, in input order; *d_count = count.
 template <class Policy = tuned, class In, class Out, class Pred>
@@ -169,21 +172,23 @@ void select_if(In in, Out out, std::int64_t* d_count, std::int64_t n, Pred pred,
                workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::select_if";
   using T = device_detail::iterator_item_t<In>;
-  using InView = compact_detail::input_view_t<In>;
-  using OutView = compact_detail::output_view_t<Out>;
-  using P = compact_detail::select_if_plan<Policy, T, InView, OutView>;
+  using InView = device_detail::input_view_t<In>;
+  using OutView = device_detail::output_view_t<Out>;
+  using P = device_detail::select_if_plan<Policy, T, InView, OutView>;
   const InView in_view = device_detail::input_view(in);
   const OutView out_view = device_detail::output_view(out);
-  compact_detail::check_select_if<P>(function, in_view, out_view, n, options);
+  device_detail::check_select_if<P>(function, in_view, out_view, n, options);
   device_detail::check_count_target(function, d_count,
-                                    {compact_detail::extent_of("in", in_view, n),
-                                     compact_detail::extent_of("out", out_view, n)});
+                                    {device_detail::extent_of("in", in_view, n),
+                                     device_detail::extent_of("out", out_view, n)});
   device_detail::run_compaction<P>(device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
                                    device_detail::select_sink_for<T, OutView>{out_view, nullptr}, n, d_count,
-                                   compact_detail::is_in_place(in_view, out_view), stream, ws, options);
+                                   device_detail::is_in_place(in_view, out_view), stream, ws, options);
 }
 
-namespace compact_detail {
+}  // namespace scankit::device
+
+namespace scankit::device_detail {
 
 // select_by_stencil and select_flagged: keeps in[i] where pred(stencil[i]).
 template <class Policy, class Pred, class In, class Stencil, class Out>
@@ -209,13 +214,15 @@ void select_by_stencil_of(const char* function, const char* stencil_name, In in,
       stream, ws, options);
 }
 
-}  // namespace compact_detail
+}  // namespace scankit::device_detail
+
+namespace scankit::device {
 
 // Keeps in[i] where pred(stencil[i]) is true.
 template <class Policy = tuned, class In, class Stencil, class Out, class Pred>
 void select_by_stencil(In in, Stencil stencil, Out out, std::int64_t* d_count, std::int64_t n, Pred pred,
                        cudaStream_t stream = nullptr, workspace* ws = nullptr, const compact_options& options = {}) {
-  compact_detail::select_by_stencil_of<Policy>("scankit::select_by_stencil", "stencil", in, stencil, out, d_count, n,
+  device_detail::select_by_stencil_of<Policy>("scankit::select_by_stencil", "stencil", in, stencil, out, d_count, n,
                                                pred, stream, ws, options);
 }
 
@@ -223,7 +230,7 @@ void select_by_stencil(In in, Stencil stencil, Out out, std::int64_t* d_count, s
 template <class Policy = tuned, class In, class Flags, class Out>
 void select_flagged(In in, Flags flags, Out out, std::int64_t* d_count, std::int64_t n,
                     cudaStream_t stream = nullptr, workspace* ws = nullptr, const compact_options& options = {}) {
-  compact_detail::select_by_stencil_of<Policy>("scankit::select_flagged", "flags", in, flags, out, d_count, n,
+  device_detail::select_by_stencil_of<Policy>("scankit::select_flagged", "flags", in, flags, out, d_count, n,
                                                flag_is_set{}, stream, ws, options);
 }
 
@@ -232,9 +239,9 @@ template <class Policy = tuned, class In, class Out, class Pred>
 std::int64_t select_if_count_host(In in, Out out, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
                                   workspace* ws = nullptr, const compact_options& options = {}) {
   using T = device_detail::iterator_item_t<In>;
-  using InView = compact_detail::input_view_t<In>;
-  using OutView = compact_detail::output_view_t<Out>;
-  compact_detail::check_select_if<compact_detail::select_if_plan<Policy, T, InView, OutView>>(
+  using InView = device_detail::input_view_t<In>;
+  using OutView = device_detail::output_view_t<Out>;
+  device_detail::check_select_if<device_detail::select_if_plan<Policy, T, InView, OutView>>(
       "scankit::select_if_count_host", device_detail::input_view(in), device_detail::output_view(out), n, options);
   return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     select_if<Policy>(in, out, d_count, n, pred, stream, ws, options);
@@ -245,9 +252,9 @@ template <class Policy = tuned, class In, class Stencil, class Out, class Pred>
 std::int64_t select_by_stencil_count_host(In in, Stencil stencil, Out out, std::int64_t n, Pred pred,
                                           cudaStream_t stream = nullptr, workspace* ws = nullptr,
                                           const compact_options& options = {}) {
-  using P = compact_detail::stencil_plan<Policy, device_detail::iterator_item_t<In>,
+  using P = device_detail::stencil_plan<Policy, device_detail::iterator_item_t<In>,
                                          device_detail::iterator_item_t<Stencil>>;
-  compact_detail::check_stencil<P>("scankit::select_by_stencil_count_host", "stencil", device_detail::input_view(in),
+  device_detail::check_stencil<P>("scankit::select_by_stencil_count_host", "stencil", device_detail::input_view(in),
                                    device_detail::input_view(stencil), device_detail::output_view(out), n, options);
   return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     select_by_stencil<Policy>(in, stencil, out, d_count, n, pred, stream, ws, options);
@@ -257,9 +264,9 @@ std::int64_t select_by_stencil_count_host(In in, Stencil stencil, Out out, std::
 template <class Policy = tuned, class In, class Flags, class Out>
 std::int64_t select_flagged_count_host(In in, Flags flags, Out out, std::int64_t n, cudaStream_t stream = nullptr,
                                        workspace* ws = nullptr, const compact_options& options = {}) {
-  using P = compact_detail::stencil_plan<Policy, device_detail::iterator_item_t<In>,
+  using P = device_detail::stencil_plan<Policy, device_detail::iterator_item_t<In>,
                                          device_detail::iterator_item_t<Flags>>;
-  compact_detail::check_stencil<P>("scankit::select_flagged_count_host", "flags", device_detail::input_view(in),
+  device_detail::check_stencil<P>("scankit::select_flagged_count_host", "flags", device_detail::input_view(in),
                                    device_detail::input_view(flags), device_detail::output_view(out), n, options);
   return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     select_flagged<Policy>(in, flags, out, d_count, n, stream, ws, options);

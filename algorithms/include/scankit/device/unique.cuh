@@ -20,7 +20,9 @@
 
 namespace scankit::device {
 
-namespace compact_detail {
+}  // namespace scankit::device
+
+namespace scankit::device_detail {
 
 template <class P, class K, class V>
 void check_unique_by_key(const char* function, const K* keys, const V* values, const K* keys_out, const V* values_out,
@@ -47,27 +49,29 @@ using not_a_stream = std::enable_if_t<!std::is_convertible_v<Eq, cudaStream_t>, 
 template <class Policy, class K, class V>
 using unique_by_key_plan = typename register_plan_of<Policy, (sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V)), 2>::type;
 
-}  // namespace compact_detail
+}  // namespace scankit::device_detail
+
+namespace scankit::device {
 
 // (An equality is never something that converts to a stream: `unique(in, out, d_count, n, stream)`
 // takes the overload below.)
-template <class Policy = tuned, class In, class Out, class Eq, compact_detail::not_a_stream<Eq> = 0>
+template <class Policy = tuned, class In, class Out, class Eq, device_detail::not_a_stream<Eq> = 0>
 void unique(In in, Out out, std::int64_t* d_count, std::int64_t n, Eq eq, cudaStream_t stream = nullptr,
             workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::unique";
   using T = device_detail::iterator_item_t<In>;
-  using InView = compact_detail::input_view_t<In>;
-  using OutView = compact_detail::output_view_t<Out>;
-  using P = compact_detail::select_if_plan<Policy, T, InView, OutView>;
+  using InView = device_detail::input_view_t<In>;
+  using OutView = device_detail::output_view_t<Out>;
+  using P = device_detail::select_if_plan<Policy, T, InView, OutView>;
   const InView in_view = device_detail::input_view(in);
   const OutView out_view = device_detail::output_view(out);
-  compact_detail::check_select_if<P>(function, in_view, out_view, n, options);
+  device_detail::check_select_if<P>(function, in_view, out_view, n, options);
   device_detail::check_count_target(function, d_count,
-                                    {compact_detail::extent_of("in", in_view, n),
-                                     compact_detail::extent_of("out", out_view, n)});
+                                    {device_detail::extent_of("in", in_view, n),
+                                     device_detail::extent_of("out", out_view, n)});
   device_detail::run_compaction<P>(device_detail::unique_source_for<T, Eq, InView>{in_view, nullptr, eq},
                                    device_detail::select_sink_for<T, OutView>{out_view, nullptr}, n, d_count,
-                                   compact_detail::is_in_place(in_view, out_view), stream, ws, options);
+                                   device_detail::is_in_place(in_view, out_view), stream, ws, options);
 }
 
 template <class Policy = tuned, class In, class Out>
@@ -76,17 +80,17 @@ void unique(In in, Out out, std::int64_t* d_count, std::int64_t n, cudaStream_t 
   unique<Policy>(in, out, d_count, n, equal_to{}, stream, ws, options);
 }
 
-template <class Policy = tuned, class K, class V, class Eq, compact_detail::not_a_stream<Eq> = 0>
+template <class Policy = tuned, class K, class V, class Eq, device_detail::not_a_stream<Eq> = 0>
 void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_out, std::int64_t* d_count,
                    std::int64_t n, Eq eq, cudaStream_t stream = nullptr, workspace* ws = nullptr,
                    const compact_options& options = {}) {
   const char* function = "scankit::unique_by_key";
-  using P = compact_detail::unique_by_key_plan<Policy, K, V>;
-  compact_detail::check_unique_by_key<P>(function, keys_in, values_in, keys_out, values_out, n, options);
+  using P = device_detail::unique_by_key_plan<Policy, K, V>;
+  device_detail::check_unique_by_key<P>(function, keys_in, values_in, keys_out, values_out, n, options);
   device_detail::check_count_target(
       function, d_count,
-      {compact_detail::extent_of("keys_in", keys_in, n), compact_detail::extent_of("values_in", values_in, n),
-       compact_detail::extent_of("keys_out", keys_out, n), compact_detail::extent_of("values_out", values_out, n)});
+      {device_detail::extent_of("keys_in", keys_in, n), device_detail::extent_of("values_in", values_in, n),
+       device_detail::extent_of("keys_out", keys_out, n), device_detail::extent_of("values_out", values_out, n)});
   device_detail::run_compaction<P>(device_detail::unique_source<K, Eq, V>{keys_in, values_in, eq},
                                    device_detail::select_sink<K, V>{keys_out, values_out}, n, d_count,
                                    keys_in == keys_out || values_in == values_out, stream, ws, options);
@@ -100,13 +104,13 @@ void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_
 }
 
 // The same, returning the count to the host. These synchronise: they wait for `stream`.
-template <class Policy = tuned, class In, class Out, class Eq, compact_detail::not_a_stream<Eq> = 0>
+template <class Policy = tuned, class In, class Out, class Eq, device_detail::not_a_stream<Eq> = 0>
 std::int64_t unique_count_host(In in, Out out, std::int64_t n, Eq eq, cudaStream_t stream = nullptr,
                                workspace* ws = nullptr, const compact_options& options = {}) {
-  using InView = compact_detail::input_view_t<In>;
-  using OutView = compact_detail::output_view_t<Out>;
-  compact_detail::check_select_if<
-      compact_detail::select_if_plan<Policy, device_detail::iterator_item_t<In>, InView, OutView>>(
+  using InView = device_detail::input_view_t<In>;
+  using OutView = device_detail::output_view_t<Out>;
+  device_detail::check_select_if<
+      device_detail::select_if_plan<Policy, device_detail::iterator_item_t<In>, InView, OutView>>(
       "scankit::unique_count_host", device_detail::input_view(in), device_detail::output_view(out), n, options);
   return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     unique<Policy>(in, out, d_count, n, eq, stream, ws, options);
@@ -119,11 +123,11 @@ std::int64_t unique_count_host(In in, Out out, std::int64_t n, cudaStream_t stre
   return unique_count_host<Policy>(in, out, n, equal_to{}, stream, ws, options);
 }
 
-template <class Policy = tuned, class K, class V, class Eq, compact_detail::not_a_stream<Eq> = 0>
+template <class Policy = tuned, class K, class V, class Eq, device_detail::not_a_stream<Eq> = 0>
 std::int64_t unique_by_key_count_host(const K* keys_in, const V* values_in, K* keys_out, V* values_out, std::int64_t n,
                                       Eq eq, cudaStream_t stream = nullptr, workspace* ws = nullptr,
                                       const compact_options& options = {}) {
-  compact_detail::check_unique_by_key<compact_detail::unique_by_key_plan<Policy, K, V>>(
+  device_detail::check_unique_by_key<device_detail::unique_by_key_plan<Policy, K, V>>(
       "scankit::unique_by_key_count_host", keys_in, values_in, keys_out, values_out, n, options);
   return scankit::detail::count_to_host(stream, [&](std::int64_t* d_count) {
     unique_by_key<Policy>(keys_in, values_in, keys_out, values_out, d_count, n, eq, stream, ws, options);

@@ -21,9 +21,8 @@
 #include "scankit/operators.hpp"
 #include "scankit/reduce_operators.hpp"
 
-namespace scankit::device {
+namespace scankit::device_detail {
 
-namespace detail {
 // The identity map of a plain reduction, converting to the accumulator.
 template <class T>
 struct to_accumulator {
@@ -42,37 +41,40 @@ struct with_index {
 
 template <class In>
 using reduce_item_t = std::remove_cv_t<typename std::iterator_traits<In>::value_type>;
-}  // namespace detail
+
+}  // namespace scankit::device_detail
+
+namespace scankit::device {
 
 template <class AccT = void, class In, class Out, class Init, class Op>
 void reduce(In in, Out out, std::int64_t n, Init init, Op op, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
-  using item_t = detail::reduce_item_t<decltype(device_detail::input_view(in))>;
+  using item_t = device_detail::reduce_item_t<decltype(device_detail::input_view(in))>;
   using T = std::conditional_t<std::is_void_v<AccT>, device_detail::accumulator_t<Op, Init, item_t>, AccT>;
   device_detail::run_reduce<device_detail::reduce_tuning<item_t>, T, item_t>(
       "scankit::reduce", device_detail::input_view(in), device_detail::output_view(out), n, true,
-      static_cast<T>(init), detail::to_accumulator<T>{}, op, stream, ws);
+      static_cast<T>(init), device_detail::to_accumulator<T>{}, op, stream, ws);
 }
 
 template <class In, class Out>
 void sum(In in, Out out, std::int64_t n, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
-  using item_t = detail::reduce_item_t<decltype(device_detail::input_view(in))>;
+  using item_t = device_detail::reduce_item_t<decltype(device_detail::input_view(in))>;
   reduce(in, out, n, item_t{}, plus_op{}, stream, ws);
 }
 
 template <class In, class Out>
 void arg_min(In in, Out out, std::int64_t n, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
-  using item_t = detail::reduce_item_t<decltype(device_detail::input_view(in))>;
+  using item_t = device_detail::reduce_item_t<decltype(device_detail::input_view(in))>;
   device_detail::run_reduce<device_detail::reduce_tuning<item_t>, indexed_value<item_t>, item_t>(
       "scankit::arg_min", device_detail::input_view(in), device_detail::output_view(out), n, false,
-      indexed_value<item_t>{-1, item_t{}}, detail::with_index<item_t>{}, arg_min_op{}, stream, ws);
+      indexed_value<item_t>{-1, item_t{}}, device_detail::with_index<item_t>{}, arg_min_op{}, stream, ws);
 }
 
 template <class In, class Out>
 void arg_max(In in, Out out, std::int64_t n, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
-  using item_t = detail::reduce_item_t<decltype(device_detail::input_view(in))>;
+  using item_t = device_detail::reduce_item_t<decltype(device_detail::input_view(in))>;
   device_detail::run_reduce<device_detail::reduce_tuning<item_t>, indexed_value<item_t>, item_t>(
       "scankit::arg_max", device_detail::input_view(in), device_detail::output_view(out), n, false,
-      indexed_value<item_t>{-1, item_t{}}, detail::with_index<item_t>{}, arg_max_op{}, stream, ws);
+      indexed_value<item_t>{-1, item_t{}}, device_detail::with_index<item_t>{}, arg_max_op{}, stream, ws);
 }
 
 // Bytes of workspace a reduction of n items of type Item into an accumulator T needs on any GPU

@@ -60,7 +60,9 @@ using resolved_staged_policy = std::conditional_t<
     std::conditional_t<std::is_same_v<Policy, tuned> && device_detail::stageable<T>,
                        typename device_detail::staged_scan_tuning<T>::policy, device_detail::no_staging>>;
 
-namespace detail {
+}  // namespace scankit::device
+
+namespace scankit::device_detail {
 template <class Given, class Deduced>
 using pick_t = std::conditional_t<std::is_void_v<Given>, Deduced, Given>;
 template <class In, class Op>
@@ -68,12 +70,14 @@ using inclusive_accumulator_t =
     device_detail::accumulator_t<Op, device_detail::iterator_item_t<In>, device_detail::iterator_item_t<In>>;
 template <class In, class Init, class Op>
 using exclusive_accumulator_t = device_detail::accumulator_t<Op, Init, device_detail::iterator_item_t<In>>;
-}  // namespace detail
+}  // namespace scankit::device_detail
+
+namespace scankit::device {
 
 template <class Policy = tuned, class AccT = void, class In, class Out, class Op>
 void inclusive_scan(In in, Out out, std::int64_t n, Op op, cudaStream_t stream = nullptr, workspace* ws = nullptr,
                     const scan_options& options = {}) {
-  using T = detail::pick_t<AccT, detail::inclusive_accumulator_t<In, Op>>;
+  using T = device_detail::pick_t<AccT, device_detail::inclusive_accumulator_t<In, Op>>;
   device_detail::dispatch_scan<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(
       "scankit::inclusive_scan", device_detail::input_view(in), device_detail::output_view(out), n, false, T{}, op,
       stream, ws, options);
@@ -82,7 +86,7 @@ void inclusive_scan(In in, Out out, std::int64_t n, Op op, cudaStream_t stream =
 template <class Policy = tuned, class AccT = void, class In, class Out, class Init, class Op>
 void exclusive_scan(In in, Out out, std::int64_t n, Init init, Op op, cudaStream_t stream = nullptr,
                     workspace* ws = nullptr, const scan_options& options = {}) {
-  using T = detail::pick_t<AccT, detail::exclusive_accumulator_t<In, Init, Op>>;
+  using T = device_detail::pick_t<AccT, device_detail::exclusive_accumulator_t<In, Init, Op>>;
   device_detail::dispatch_scan<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(
       "scankit::exclusive_scan", device_detail::input_view(in), device_detail::output_view(out), n, true,
       static_cast<T>(init), op, stream, ws, options);

@@ -12,7 +12,7 @@ namespace scankit::device::lab {
 template <class Policy = tuned, class AccT = void, class In, class Out, class Op>
 void inclusive_scan(In in, Out out, std::int64_t n, Op op, cudaStream_t stream = nullptr, workspace* ws = nullptr,
                     const scan_options& options = {}) {
-  using T = detail::pick_t<AccT, detail::inclusive_accumulator_t<In, Op>>;
+  using T = device_detail::pick_t<AccT, device_detail::inclusive_accumulator_t<In, Op>>;
   device_detail::dispatch_lab_scan<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(
       "scankit::lab::inclusive_scan", device_detail::input_view(in), device_detail::output_view(out), n, false, T{},
       op, stream, ws, options);
@@ -21,7 +21,7 @@ void inclusive_scan(In in, Out out, std::int64_t n, Op op, cudaStream_t stream =
 template <class Policy = tuned, class AccT = void, class In, class Out, class Init, class Op>
 void exclusive_scan(In in, Out out, std::int64_t n, Init init, Op op, cudaStream_t stream = nullptr,
                     workspace* ws = nullptr, const scan_options& options = {}) {
-  using T = detail::pick_t<AccT, detail::exclusive_accumulator_t<In, Init, Op>>;
+  using T = device_detail::pick_t<AccT, device_detail::exclusive_accumulator_t<In, Init, Op>>;
   device_detail::dispatch_lab_scan<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(
       "scankit::lab::exclusive_scan", device_detail::input_view(in), device_detail::output_view(out), n, true,
       static_cast<T>(init), op, stream, ws, options);

@@ -23,7 +23,7 @@ namespace scankit::device {
 template <class Policy = tuned, class AccT = void, class ValuesIn, class OffsetsIn, class Out, class Op, class Empty>
 void segmented_reduce(ValuesIn values, OffsetsIn offsets, std::int64_t num_segments, Out out, std::int64_t n, Op op,
                       Empty empty_value, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
-  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::inclusive_accumulator_t<ValuesIn, Op>>;
+  using T = scankit::device_detail::pick_t<AccT, scankit::device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
   using P = resolved_offsets_policy<Policy, T>;
   constexpr const char* function = "scankit::segmented_reduce";
   const auto in = device_detail::input_view(values);

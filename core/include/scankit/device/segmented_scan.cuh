@@ -43,13 +43,15 @@ template <class Policy, class T>
 using resolved_offsets_policy =
     std::conditional_t<std::is_same_v<Policy, tuned>, typename device_detail::segmented_offsets_tuning<T>::policy, Policy>;
 
-namespace detail {
+}  // namespace scankit::device
+
+namespace scankit::device_detail {
 
 template <class Policy, class T, class ValuesIn, class HeadsSourceOf, class HeadsIn, class Out, class Op>
-void segmented_scan(const char* function, ValuesIn values, HeadsIn heads_in, Out out, std::int64_t n, bool exclusive,
+void segmented_scan_call(const char* function, ValuesIn values, HeadsIn heads_in, Out out, std::int64_t n, bool exclusive,
                     const T& init, Op op, cudaStream_t stream, workspace* ws, const char* heads_name,
                     HeadsSourceOf make_heads) {
-  using P = resolved_segmented_policy<Policy, T, std::remove_cv_t<device_detail::iterator_item_t<HeadsIn>>>;
+  using P = device::resolved_segmented_policy<Policy, T, std::remove_cv_t<device_detail::iterator_item_t<HeadsIn>>>;
   const auto in = device_detail::input_view(values);
   const auto heads = device_detail::input_view(heads_in);
   const auto target = device_detail::output_view(out);
@@ -75,10 +77,10 @@ struct key_change_maker {
 };
 
 template <class Policy, class T, class ValuesIn, class OffsetsIn, class Out, class Op>
-void segmented_scan_by_offsets(const char* function, ValuesIn values, OffsetsIn offsets, std::int64_t num_segments,
+void segmented_scan_by_offsets_call(const char* function, ValuesIn values, OffsetsIn offsets, std::int64_t num_segments,
                                Out out, std::int64_t n, bool exclusive, const T& init, Op op, cudaStream_t stream,
                                workspace* ws) {
-  using P = resolved_offsets_policy<Policy, T>;
+  using P = device::resolved_offsets_policy<Policy, T>;
   const auto in = device_detail::input_view(values);
   const auto starts = device_detail::input_view(offsets);
   const auto target = device_detail::output_view(out);
@@ -88,48 +90,50 @@ void segmented_scan_by_offsets(const char* function, ValuesIn values, OffsetsIn 
   device_detail::run_segmented_scan<P, T>(in, heads, target, n, exclusive, init, op, stream, ws);
 }
 
-}  // namespace detail
+}  // namespace scankit::device_detail
+
+namespace scankit::device {
 
 template <class Policy = tuned, class AccT = void, class ValuesIn, class FlagsIn, class Out, class Op = plus_op>
 void inclusive_segmented_scan(ValuesIn values, FlagsIn head_flags, Out out, std::int64_t n, Op op = {},
                               cudaStream_t stream = nullptr, workspace* ws = nullptr) {
-  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::inclusive_accumulator_t<ValuesIn, Op>>;
-  detail::segmented_scan<Policy, T>("scankit::inclusive_segmented_scan", values, head_flags, out, n, false, T{}, op,
-                                    stream, ws, "head_flags", detail::head_flags_maker{});
+  using T = device_detail::pick_t<AccT, device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
+  device_detail::segmented_scan_call<Policy, T>("scankit::inclusive_segmented_scan", values, head_flags, out, n, false, T{}, op,
+                                    stream, ws, "head_flags", device_detail::head_flags_maker{});
 }
 
 template <class Policy = tuned, class AccT = void, class ValuesIn, class FlagsIn, class Out, class Init, class Op = plus_op>
 void exclusive_segmented_scan(ValuesIn values, FlagsIn head_flags, Out out, std::int64_t n, Init init, Op op = {},
                               cudaStream_t stream = nullptr, workspace* ws = nullptr) {
-  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
-  detail::segmented_scan<Policy, T>("scankit::exclusive_segmented_scan", values, head_flags, out, n, true,
-                                    static_cast<T>(init), op, stream, ws, "head_flags", detail::head_flags_maker{});
+  using T = device_detail::pick_t<AccT, device_detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
+  device_detail::segmented_scan_call<Policy, T>("scankit::exclusive_segmented_scan", values, head_flags, out, n, true,
+                                    static_cast<T>(init), op, stream, ws, "head_flags", device_detail::head_flags_maker{});
 }
 
 template <class Policy = tuned, class AccT = void, class KeysIn, class ValuesIn, class Out, class Op = plus_op,
           class KeyEqual = equal_to_op>
 void inclusive_scan_by_key(KeysIn keys, ValuesIn values, Out out, std::int64_t n, Op op = {}, KeyEqual key_equal = {},
                            cudaStream_t stream = nullptr, workspace* ws = nullptr) {
-  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::inclusive_accumulator_t<ValuesIn, Op>>;
-  detail::segmented_scan<Policy, T>("scankit::inclusive_scan_by_key", values, keys, out, n, false, T{}, op, stream, ws,
-                                    "keys", detail::key_change_maker<KeyEqual>{key_equal});
+  using T = device_detail::pick_t<AccT, device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
+  device_detail::segmented_scan_call<Policy, T>("scankit::inclusive_scan_by_key", values, keys, out, n, false, T{}, op, stream, ws,
+                                    "keys", device_detail::key_change_maker<KeyEqual>{key_equal});
 }
 
 template <class Policy = tuned, class AccT = void, class KeysIn, class ValuesIn, class Out, class Init, class Op = plus_op,
           class KeyEqual = equal_to_op>
 void exclusive_scan_by_key(KeysIn keys, ValuesIn values, Out out, std::int64_t n, Init init, Op op = {},
                            KeyEqual key_equal = {}, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
-  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
-  detail::segmented_scan<Policy, T>("scankit::exclusive_scan_by_key", values, keys, out, n, true, static_cast<T>(init),
-                                    op, stream, ws, "keys", detail::key_change_maker<KeyEqual>{key_equal});
+  using T = device_detail::pick_t<AccT, device_detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
+  device_detail::segmented_scan_call<Policy, T>("scankit::exclusive_scan_by_key", values, keys, out, n, true, static_cast<T>(init),
+                                    op, stream, ws, "keys", device_detail::key_change_maker<KeyEqual>{key_equal});
 }
 
 template <class Policy = tuned, class AccT = void, class ValuesIn, class OffsetsIn, class Out, class Op = plus_op>
 void inclusive_segmented_scan_by_offsets(ValuesIn values, OffsetsIn offsets, std::int64_t num_segments, Out out,
                                          std::int64_t n, Op op = {}, cudaStream_t stream = nullptr,
                                          workspace* ws = nullptr) {
-  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::inclusive_accumulator_t<ValuesIn, Op>>;
-  detail::segmented_scan_by_offsets<Policy, T>("scankit::inclusive_segmented_scan_by_offsets", values, offsets,
+  using T = device_detail::pick_t<AccT, device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
+  device_detail::segmented_scan_by_offsets_call<Policy, T>("scankit::inclusive_segmented_scan_by_offsets", values, offsets,
                                                num_segments, out, n, false, T{}, op, stream, ws);
 }
 
@@ -138,8 +142,8 @@ template <class Policy = tuned, class AccT = void, class ValuesIn, class Offsets
 void exclusive_segmented_scan_by_offsets(ValuesIn values, OffsetsIn offsets, std::int64_t num_segments, Out out,
                                          std::int64_t n, Init init, Op op = {}, cudaStream_t stream = nullptr,
                                          workspace* ws = nullptr) {
-  using T = scankit::device::detail::pick_t<AccT, scankit::device::detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
-  detail::segmented_scan_by_offsets<Policy, T>("scankit::exclusive_segmented_scan_by_offsets", values, offsets,
+  using T = device_detail::pick_t<AccT, device_detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
+  device_detail::segmented_scan_by_offsets_call<Policy, T>("scankit::exclusive_segmented_scan_by_offsets", values, offsets,
                                                num_segments, out, n, true, static_cast<T>(init), op, stream, ws);
 }
 

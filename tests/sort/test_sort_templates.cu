@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "scankit/device/radix_sort.cuh"
+#include "scankit/device/sort.cuh"
 #include "sort_test_util.hpp"
 #include "support/graph_replay.hpp"
 

@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
-#include "scankit/device/by_key/reduce_by_key_kernel.cuh"
+#include "scankit/device/segments/reduce_by_key_kernel.cuh"
 #include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"

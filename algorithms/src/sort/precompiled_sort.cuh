@@ -1,4 +1,4 @@
-// The precompiled radix sort overloads (scankit/radix_sort.hpp) on top of the template API. Each
+// The precompiled radix sort overloads (scankit/sort.hpp) on top of the template API. Each
 // key type has its own kernels (its default_bit_key compiled in: a digit read at run time from a
 // key-kind descriptor cost the pass kernel registers and a third of its speed); values and
 // argsort indices move as raw words of their size, so value types of one size share kernels.
@@ -11,10 +11,10 @@
 #include <string>
 #include <type_traits>
 
-#include "scankit/device/radix_sort.cuh"
-#include "scankit/radix_sort.hpp"
+#include "scankit/device/sort.cuh"
+#include "scankit/sort.hpp"
 
-namespace scankit::sort_precompiled {
+namespace scankit::precompiled {
 
 template <class T>
 using raw_t = detail::unsigned_bits_t<T>;
@@ -54,61 +54,61 @@ struct raw_value<void> {
 template <class K, class V = void>
 using policy_for = device::tuned_sort_policy<K, typename raw_value<V>::type>;
 
-}  // namespace scankit::sort_precompiled
+}  // namespace scankit::precompiled
 
 #define SCANKIT_DEFINE_SORT_KEYS(K)                                                                                   \
   void sort_keys(const K* keys_in, K* keys_out, std::int64_t n, cudaStream_t stream, workspace* ws,                  \
                  const sort_options& options) {                                                                       \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     device::sort_keys<policy_for<K>>(keys_in, keys_out, n, stream, ws, options);                                     \
   }                                                                                                                   \
   void sort_keys(double_buffer<K>& keys, std::int64_t n, cudaStream_t stream, workspace* ws,                         \
                  const sort_options& options) {                                                                       \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     device::sort_keys<policy_for<K>>(keys, n, stream, ws, options);                                                  \
   }                                                                                                                   \
   std::size_t sort_keys_workspace_bytes(const K*, std::int64_t n, const sort_options& options) {                     \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     return device::sort_workspace_bytes<K, void, policy_for<K>>(n, false, options);                                  \
   }                                                                                                                   \
   std::size_t sort_keys_workspace_bytes(const double_buffer<K>&, std::int64_t n, const sort_options& options) {      \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     return device::sort_workspace_bytes<K, void, policy_for<K>>(n, true, options);                                   \
   }
 
 #define SCANKIT_DEFINE_SORT_PAIRS(K, V)                                                                               \
   void sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n,                  \
                   cudaStream_t stream, workspace* ws, const sort_options& options) {                                 \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     device::sort_pairs<policy_for<K, V>>(keys_in, keys_out, raw(values_in), raw(values_out), n, stream, ws, options); \
   }                                                                                                                   \
   void sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int64_t n, cudaStream_t stream,             \
                   workspace* ws, const sort_options& options) {                                                      \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     auto rv = raw(values);                                                                                            \
     device::sort_pairs<policy_for<K, V>>(keys, rv, n, stream, ws, options);                                          \
     values.selector = rv.selector;                                                                                    \
   }                                                                                                                   \
   std::size_t sort_pairs_workspace_bytes(const K*, const V*, std::int64_t n, const sort_options& options) {          \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     return device::sort_workspace_bytes<K, raw_t<V>, policy_for<K, V>>(n, false, options);                           \
   }                                                                                                                   \
   std::size_t sort_pairs_workspace_bytes(const double_buffer<K>&, const double_buffer<V>&, std::int64_t n,           \
                                          const sort_options& options) {                                              \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     return device::sort_workspace_bytes<K, raw_t<V>, policy_for<K, V>>(n, true, options);                            \
   }
 
 #define SCANKIT_DEFINE_ARGSORT(K, I)                                                                                  \
   void argsort(const K* keys_in, K* keys_out, I* indices_out, std::int64_t n, cudaStream_t stream, workspace* ws,    \
                const sort_options& options) {                                                                         \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     check_index_fits<I>("scankit::argsort", n);                                                                       \
     device::argsort<policy_for<K, I>>(keys_in, keys_out, raw(indices_out), n, stream, ws, options);                  \
   }                                                                                                                   \
   std::size_t argsort_workspace_bytes(const K*, const K* keys_out, const I*, std::int64_t n,                         \
                                       const sort_options& options) {                                                 \
-    using namespace sort_precompiled;                                                                                 \
+    using namespace precompiled;                                                                                 \
     return device::sort_workspace_bytes<K, raw_t<I>, policy_for<K, I>>(n, false, options,                           \
                                                                                      keys_out != nullptr);            \
   }

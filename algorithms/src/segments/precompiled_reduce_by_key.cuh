@@ -9,10 +9,10 @@
 #include "scankit/device/reduce_by_key.cuh"
 #include "scankit/reduce_by_key.hpp"
 
-namespace scankit::precompiled_reduce_by_key {
+namespace scankit::precompiled {
 
 template <class K, class T>
-void run(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs, std::int64_t n,
+void reduce_by_key_call(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs, std::int64_t n,
          scan_op op, cudaStream_t stream, workspace* ws) {
   using S = std::make_signed_t<K>;
   const auto* k = reinterpret_cast<const S*>(keys);
@@ -29,12 +29,12 @@ void run(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int
   }
 }
 
-}  // namespace scankit::precompiled_reduce_by_key
+}  // namespace scankit::precompiled
 
 #define SCANKIT_DEFINE_PRECOMPILED_REDUCE_BY_KEY(K, T)                                                         \
   void reduce_by_key(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs,        \
                      std::int64_t n, scan_op op, cudaStream_t stream, workspace* ws) {                         \
-    precompiled_reduce_by_key::run(keys, values, unique_keys, aggregates, runs, n, op, stream, ws);            \
+    precompiled::reduce_by_key_call(keys, values, unique_keys, aggregates, runs, n, op, stream, ws);            \
   }
 
 #define SCANKIT_DEFINE_PRECOMPILED_REDUCE_BY_KEY_VALUES(T)                                                     \

@@ -16,7 +16,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "scankit/radix_sort.hpp"
+#include "scankit/sort.hpp"
 #include "scankit/reference/sort_reference.hpp"
 #include "scankit/sort_key_order.hpp"
 #include "support/gpu_test.hpp"

@@ -4,7 +4,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-#include "scan_test_util.cuh"
+#include "core/scan_test_util.cuh"
 #include "scankit/device/reduce.cuh"
 #include "scankit/reduce.hpp"
 
@@ -77,7 +77,7 @@ TEST(Reduce, InterleavedAndContiguousRunShapes) {
     const auto run = [&](auto policy) {
       dd::run_reduce<decltype(policy), std::int64_t, std::int32_t>(
           "test", in.data(), out.data(), n, true, std::int64_t{7},
-          scankit::device::detail::to_accumulator<std::int64_t>{}, plus_op{}, nullptr, nullptr);
+          scankit::device_detail::to_accumulator<std::int64_t>{}, plus_op{}, nullptr, nullptr);
       return download_one(out.data());
     };
     EXPECT_EQ(expected, run(dd::reduce_policy<512, 16, 0, true>{})) << "interleaved, n = " << n;
