@@ -10,7 +10,8 @@
 #   CUDA_ARCHITECTURES=89 scripts/build.sh                one other architecture
 #
 # An existing build folder keeps the architectures it was configured with unless
-# CUDA_ARCHITECTURES is set. Extra arguments go to `cmake --build` (e.g. --target scankit_cli).
+# CUDA_ARCHITECTURES is set. LAB_CUDA_ARCHITECTURES sets the scan lab's alone (e.g. 90).
+# Extra arguments go to `cmake --build` (e.g. --target scankit_cli).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -46,6 +47,10 @@ else
   configure+=(-DCMAKE_CUDA_ARCHITECTURES="$archs" -DSCANKIT_TEST_CUDA_ARCHITECTURES="$archs"
               -DSCANKIT_LAB_CUDA_ARCHITECTURES="$archs")
   echo "build: for other GPUs set CUDA_ARCHITECTURES (e.g. CUDA_ARCHITECTURES=\"80;89;90;100\", every GPU scankit supports)"
+fi
+if [[ -n "${LAB_CUDA_ARCHITECTURES:-}" ]]; then
+  configure+=(-DSCANKIT_LAB_CUDA_ARCHITECTURES="$LAB_CUDA_ARCHITECTURES")
+  echo "build: the scan lab for CUDA architectures $LAB_CUDA_ARCHITECTURES (from LAB_CUDA_ARCHITECTURES)"
 fi
 cmake -S . -B "$BUILD_DIR" "${configure[@]}" >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)" "$@"

@@ -13,9 +13,15 @@
 #include <iterator>
 #include <type_traits>
 
+// SCANKIT_POINTERS_ONLY: for translation units that pass only pointers (the library's precompiled
+// overloads, see core/CMakeLists.txt): without Thrust's headers each compiles several seconds
+// faster. Such a unit must not see Thrust's iterators at all, or its iterator_view of them would
+// differ from everyone else's.
+#ifndef SCANKIT_POINTERS_ONLY
 #include <thrust/device_ptr.h>
 #include <thrust/iterator/detail/normal_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#endif
 
 #include "scankit/device/kernel/staged_input.cuh"
 
@@ -23,6 +29,9 @@ namespace scankit::device_detail {
 
 template <class It>
 struct iterator_view {
+#ifdef SCANKIT_POINTERS_ONLY
+  static_assert(sizeof(It) == 0, "SCANKIT_POINTERS_ONLY: this translation unit must pass pointers only");
+#endif
   static It of(It it) { return it; }
 };
 
@@ -31,6 +40,7 @@ struct iterator_view<T*> {
   static T* of(T* p) { return p; }
 };
 
+#ifndef SCANKIT_POINTERS_ONLY
 template <class T>
 struct iterator_view<thrust::device_ptr<T>> {
   static T* of(thrust::device_ptr<T> p) { return thrust::raw_pointer_cast(p); }
@@ -59,6 +69,7 @@ struct iterator_view<thrust::transform_iterator<F, Base, Reference, Value>> {
     }
   }
 };
+#endif  // SCANKIT_POINTERS_ONLY
 
 // What the kernels read: contiguous inputs as const pointers.
 template <class It>
