@@ -30,6 +30,7 @@
 #include "scankit/scan.hpp"
 #include "scankit/segmented_reduce.hpp"
 #include "scankit/segmented_scan.hpp"
+#include "scankit/segments.hpp"  // docs/segments.md: the umbrella header
 #include "scankit/sparse/conjugate_gradient.hpp"
 #include "scankit/sparse/csr_build.hpp"
 #include "scankit/sparse/generators.hpp"

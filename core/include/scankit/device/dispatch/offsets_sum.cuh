@@ -2,7 +2,7 @@
 // algorithm takes its output offsets (compaction's three-step strategy, the radix sort's
 // reduce-then-scan passes). It is the production scan's dispatch (scan_dispatch.cuh) for that
 // type and the sum, compiled once in the library beside the precompiled scans of uint32 and uint64
-// (src/precompiled_scan.cuh), so the algorithms that call it do not compile the scan again.
+// (core/src/scan/precompiled_scan.cuh), so the algorithms that call it do not compile the scan again.
 #pragma once
 
 #include <cstddef>
