@@ -11,13 +11,7 @@ if(NOT SCANKIT_NCCL_INCLUDE_DIR OR NOT SCANKIT_NCCL_LIBRARY)
 endif()
 message(STATUS "NCCL: ${SCANKIT_NCCL_LIBRARY}: building scankit_distributed")
 
-# The core's library kind (SCANKIT_LIBRARY_KIND is scoped to core/).
-if(SCANKIT_SHARED)
-  set(_scankit_distributed_kind SHARED)
-else()
-  set(_scankit_distributed_kind STATIC)
-endif()
-add_library(scankit_distributed ${_scankit_distributed_kind}
+scankit_add_library(scankit_distributed EXPORT_NAME distributed SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/shard_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sample_sort_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unique_id.cpp
@@ -29,14 +23,10 @@ add_library(scankit_distributed ${_scankit_distributed_kind}
   ${CMAKE_CURRENT_LIST_DIR}/sort.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sort_kernels.cu
 )
-add_library(scankit::distributed ALIAS scankit_distributed)
-set_target_properties(scankit_distributed PROPERTIES EXPORT_NAME distributed POSITION_INDEPENDENT_CODE ON
-                      CUDA_SEPARABLE_COMPILATION OFF)
 # The public headers need no NCCL include (communicator.hpp declares ncclComm_t itself), so NCCL
 # stays private; a static build still passes the library on to whoever links this one.
 target_include_directories(scankit_distributed PRIVATE ${SCANKIT_NCCL_INCLUDE_DIR})
 target_link_libraries(scankit_distributed PUBLIC scankit PRIVATE ${SCANKIT_NCCL_LIBRARY})
-target_compile_options(scankit_distributed PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcudafe --diag_suppress=20012>)
 install(TARGETS scankit_distributed EXPORT scankitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
