@@ -44,7 +44,7 @@
 #   TEST_TIMEOUT            seconds for one test (ctest --timeout, default 120)
 #   TESTS_JOBS              ctest -j (default 1: the tests share one GPU)
 #   SANITIZER_TESTS         test binaries to sanitize instead of the default (paths, or names under
-#                           BUILD_DIR/tests such as core/test_reduce), each with
+#                           BUILD_DIR/tests such as segments/test_reduce), each with
 #                           SANITIZER_GTEST_FILTER (default '*'). Unset: the cases the build labels
 #                           `sanitize` (tests/CMakeLists.txt: scankit_add_test ... SANITIZE "<filter>"),
 #                           listed by `ctest -L sanitize --show-only=json-v1`, grouped by binary;

@@ -4,7 +4,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-#include "core/scan_test_util.cuh"
+#include "scan/scan_test_util.cuh"
 #include "scankit/device/reduce.cuh"
 #include "scankit/reduce.hpp"
 

@@ -7,7 +7,7 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/reduce.h>
 
-#include "core/scan_test_util.cuh"
+#include "scan/scan_test_util.cuh"
 #include "scankit/device/reduce_by_key.cuh"
 #include "scankit/reduce_by_key.hpp"
 

@@ -11,7 +11,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-#include "core/scan_test_util.cuh"
+#include "scan/scan_test_util.cuh"
 #include "scankit/device/segmented_reduce.cuh"
 #include "scankit/device/segmented_scan.cuh"
 #include "scankit/reference/segmented_scan_reference.hpp"

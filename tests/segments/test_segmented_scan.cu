@@ -7,7 +7,7 @@
 #include <thrust/scan.h>
 #include <thrust/tabulate.h>
 
-#include "core/scan_test_util.cuh"
+#include "scan/scan_test_util.cuh"
 #include "scankit/device/segmented_scan.cuh"
 #include "scankit/reference/segmented_scan_reference.hpp"
 #include "scankit/segmented_scan.hpp"

@@ -1,5 +1,5 @@
 // Shared test support: one call captured into a CUDA graph and replayed on new input, with a
-// warmed workspace, none, or a fresh one (tests/core/test_scan_graphs.cu,
+// warmed workspace, none, or a fresh one (tests/scan/test_scan_graphs.cu,
 // tests/compact/test_compact_graphs.cu).
 #pragma once
 
