@@ -10,6 +10,7 @@
 //   README.md "Templates for any trivially copyable type ..." (scankit/device/scan.cuh)
 //   docs/segments.md, the second snippet (scankit/device/segmented_scan.cuh and the others it names)
 //   docs/sort.md, the second snippet (scankit::device::sort_pairs with a bit-key functor)
+//   docs/sort.md, the segmented sort's snippet (scankit/device/segmented_sort.cuh)
 // The distributed snippets (README.md, docs/distributed.md) compile where the scankit_distributed
 // library was built (NCCL found): SCANKIT_DOC_SNIPPETS_DISTRIBUTED.
 #include <gtest/gtest.h>

@@ -42,9 +42,10 @@ constexpr std::size_t radix_block_sort_bytes() {
   return static_cast<std::size_t>(Policy::tile_items + Policy::tile_items / 32) * (sizeof(Key) + value_bytes);
 }
 
+// One block sorts args.n <= Policy::tile_items keys (and values): the body of the one-block sort,
+// and of the segmented sort's blocks (segmented_sort_kernels.cuh), each on its own segment.
 template <class Policy, class Key, class Value, class BitKey>
-__global__ void __launch_bounds__(Policy::block_threads)
-    radix_block_sort_kernel(const radix_block_sort_args<Key, Value, BitKey> args) {
+__device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_args<Key, Value, BitKey>& args) {
   constexpr int I = Policy::items_per_thread;
   constexpr int R = Policy::radix;
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
@@ -143,6 +144,12 @@ __global__ void __launch_bounds__(Policy::block_threads)
       }
     }
   }
+}
+
+template <class Policy, class Key, class Value, class BitKey>
+__global__ void __launch_bounds__(Policy::block_threads)
+    radix_block_sort_kernel(const radix_block_sort_args<Key, Value, BitKey> args) {
+  radix_block_sort_tile<Policy>(args);
 }
 
 }  // namespace scankit::device_detail

@@ -41,6 +41,18 @@ struct sort_entry<gpu_arch::sm90> {
     static constexpr int items_per_thread = ItemBytes <= 4 ? 16 : ItemBytes <= 8 ? 12 : ItemBytes <= 16 ? 8 : 6;
   };
 
+  // The segmented sort's block shapes, one block per segment (not measured yet: the one-block
+  // sort's shape for the largest, and 256 threads with 2 and with as many items for the others).
+  template <std::size_t ItemBytes>
+  struct segmented_blocks {
+    static constexpr int large_threads = block_sort<ItemBytes>::block_threads;
+    static constexpr int large_items_per_thread = block_sort<ItemBytes>::items_per_thread;
+    static constexpr int medium_threads = 256;
+    static constexpr int medium_items_per_thread = large_items_per_thread;
+    static constexpr int small_threads = 256;
+    static constexpr int small_items_per_thread = 2;
+  };
+
   // The histogram pass (every digit of every pass from one read of the keys): 256 x 16.
   struct histogram {
     static constexpr int block_threads = 256;

@@ -1,0 +1,149 @@
+// Device layer of the segmented sort: one call's steps.
+//
+//   1. census     segment_count_kernel checks every segment's bounds and counts the segments of
+//                 each size class; the host reads the counts (the call's one synchronisation
+//                 before any output is written: bad offsets throw here, the outputs untouched)
+//   2. lists      segment_list_kernel lists the segments of each block class and of the
+//                 device-wide class as ranges; the device-wide class's ranges are read back
+//   3. sorts      segment_thread_kernel for segments of up to segment_thread_items items, one
+//                 segment_block_kernel launch per block class, then the device-wide radix sort
+//                 once per segment above the largest block tile (few: each has more items than
+//                 one block holds)
+// Items outside every segment are not written.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "scankit/device/sort/radix_sort_dispatch.cuh"
+#include "scankit/device/sort/segmented_sort_kernels.cuh"
+#include "scankit/device/sort/sort_policy.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/error.hpp"
+#include "scankit/workspace.hpp"
+
+namespace scankit::device_detail {
+
+// The three block shapes for items (key + value) of ItemBytes (tuning_sort.cuh).
+template <std::size_t ItemBytes>
+struct segmented_sort_shapes {
+  using entry = tuning::sort_tuning_table::segmented_blocks<ItemBytes>;
+  using small = radix_block_sort_policy<entry::small_threads, entry::small_items_per_thread>;
+  using medium = radix_block_sort_policy<entry::medium_threads, entry::medium_items_per_thread>;
+  using large = radix_block_sort_policy<entry::large_threads, entry::large_items_per_thread>;
+  static constexpr segment_class_limits limits{{small::tile_items, medium::tile_items, large::tile_items}};
+};
+
+template <class Key, class Value, class BitKey>
+struct segmented_sort_call {
+  const Key* keys_in;
+  Key* keys_out;
+  const Value* values_in;  // null: keys only
+  Value* values_out;
+};
+
+template <class Policy, class Key, class Value, class BitKey>
+void launch_segment_blocks(const segment_range* list, unsigned long long count,
+                           const segment_sort_args<Key, Value, BitKey>& args, int device, cudaStream_t stream) {
+  if (count == 0) return;
+  constexpr std::size_t smem = radix_block_sort_bytes<Policy, Key, Value>();
+  constexpr auto kernel = segment_block_kernel<Policy, Key, Value, BitKey>;
+  allow_dynamic_shared_memory<kernel>(device, smem);
+  constexpr unsigned long long max_grid = INT_MAX;
+  for (unsigned long long done = 0; done < count; done += max_grid) {
+    const auto grid = static_cast<unsigned>(std::min(count - done, max_grid));
+    launch_kernel_smem("segment_block_kernel (segmented sort)", kernel, grid, Policy::block_threads, smem, stream,
+                       list + done, args);
+  }
+}
+
+// A grid for a grid-stride loop over `items`, 256 threads a block.
+inline unsigned segment_grid(long long items) {
+  return static_cast<unsigned>(std::max<long long>(1, std::min<long long>((items + 255) / 256, 1ll << 20)));
+}
+
+template <class Policy, class Key, class Value, class Offset, class BitKey>
+void run_segmented_sort(const char* function, const segmented_sort_call<Key, Value, BitKey>& call, long long n,
+                        const Offset* offsets, long long segments, int begin_bit, int end_bit, bool descending,
+                        const BitKey& bit_key, cudaStream_t stream, workspace* ws) {
+  if (segments == 0) return;
+  constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
+  using shapes = segmented_sort_shapes<sizeof(Key) + (has_values ? sizeof(Value) : 0)>;
+  constexpr segment_class_limits limits = shapes::limits;
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+
+  // 1. The census, read back: nothing has been written to the outputs yet.
+  segment_census census{};
+  {
+    const detail::workspace_lease lease(ws, 0, sizeof(segment_census), stream);
+    auto* d_census = static_cast<segment_census*>(lease.view().scratch);
+    SCANKIT_CUDA_CHECK(cudaMemsetAsync(d_census, 0, sizeof(segment_census), stream));
+    SCANKIT_CUDA_CHECK(cudaMemsetAsync(&d_census->first_bad, 0xff, sizeof(unsigned long long), stream));
+    launch_kernel("segment_count_kernel (segmented sort)", segment_count_kernel<Offset>, segment_grid(segments), 256,
+                  stream, offsets, segments, n, limits, d_census);
+    SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&census, d_census, sizeof(segment_census), cudaMemcpyDeviceToHost, stream));
+    SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  if (census.first_bad != ULLONG_MAX) {
+    Offset bounds[2] = {};
+    SCANKIT_CUDA_CHECK(cudaMemcpy(bounds, offsets + census.first_bad, sizeof(bounds), cudaMemcpyDeviceToHost));
+    throw error(std::string(function) + ": segment " + std::to_string(census.first_bad) + " = [" +
+                std::to_string(static_cast<long long>(bounds[0])) + ", " + std::to_string(static_cast<long long>(bounds[1])) +
+                ") is not a range inside [0, n] (n = " + std::to_string(n) + ")");
+  }
+
+  const segment_sort_args<Key, Value, BitKey> args{call.keys_in,   call.keys_out, call.values_in,
+                                                   call.values_out, radix_passes{begin_bit, end_bit, 8},
+                                                   bit_key,       descending};
+  segment_list_starts starts{};
+  long long listed = 0;
+  for (int c = 1; c < segment_classes; ++c) {
+    starts.first[c] = listed;
+    listed += static_cast<long long>(census.counts[c]);
+  }
+  std::vector<segment_range> device_ranges(static_cast<std::size_t>(census.counts[segment_by_device]));
+
+  // 2 and 3: the lists, the device-wide class's ranges read back, then the thread and block sorts.
+  if (census.counts[0] > 0) {
+    launch_kernel("segment_thread_kernel (segmented sort)", segment_thread_kernel<Offset, Key, Value, BitKey>,
+                  segment_grid(segments), 256, stream, offsets, segments, args);
+  }
+  if (listed > 0) {
+    const std::size_t list_bytes = radix_round_up_256(static_cast<std::size_t>(listed) * sizeof(segment_range));
+    const std::size_t cursor_bytes = segment_classes * sizeof(unsigned long long);
+    const detail::workspace_lease lease(ws, 0, list_bytes + cursor_bytes, stream);
+    auto* scratch = static_cast<unsigned char*>(lease.view().scratch);
+    auto* lists = reinterpret_cast<segment_range*>(scratch);
+    auto* cursors = reinterpret_cast<unsigned long long*>(scratch + list_bytes);
+    SCANKIT_CUDA_CHECK(cudaMemsetAsync(cursors, 0, cursor_bytes, stream));
+    launch_kernel("segment_list_kernel (segmented sort)", segment_list_kernel<Offset>, segment_grid(segments), 256,
+                  stream, offsets, segments, limits, starts, cursors, lists);
+    if (!device_ranges.empty()) {
+      SCANKIT_CUDA_CHECK(cudaMemcpyAsync(device_ranges.data(), lists + starts.first[segment_by_device],
+                                         device_ranges.size() * sizeof(segment_range), cudaMemcpyDeviceToHost, stream));
+      SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    launch_segment_blocks<typename shapes::small>(lists + starts.first[1], census.counts[1], args, device, stream);
+    launch_segment_blocks<typename shapes::medium>(lists + starts.first[2], census.counts[2], args, device, stream);
+    launch_segment_blocks<typename shapes::large>(lists + starts.first[3], census.counts[3], args, device, stream);
+  }
+
+  // The lists' storage went back to ws (stream-ordered) above; each device-wide sort takes it again.
+  for (const segment_range& r : device_ranges) {
+    radix_sort_call<Policy, Key, Value, BitKey> sub{call.keys_in + r.begin, call.keys_out + r.begin, nullptr, nullptr};
+    if constexpr (has_values) {
+      sub.values_in = call.values_in + r.begin;
+      sub.values_out = call.values_out + r.begin;
+    }
+    run_radix_sort(sub, r.end - r.begin, begin_bit, end_bit, descending, false, bit_key, stream, ws);
+  }
+}
+
+}  // namespace scankit::device_detail
