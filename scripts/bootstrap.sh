@@ -8,7 +8,6 @@ have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
 command -v cmake >/dev/null || need+=(cmake)
 command -v g++ >/dev/null || need+=(g++)
 command -v ccache >/dev/null || need+=(ccache)
-command -v ninja >/dev/null || need+=(ninja-build)
 [[ -f /usr/include/gtest/gtest.h ]] || need+=(libgtest-dev libgmock-dev)
 [[ -f /usr/include/benchmark/benchmark.h ]] || need+=(libbenchmark-dev)
 [[ -f /usr/include/CLI/CLI.hpp ]] || need+=(libcli11-dev)

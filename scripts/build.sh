@@ -25,11 +25,6 @@ gpu_architecture() {
 }
 
 configure=(-DCMAKE_BUILD_TYPE=Release)
-# A new build folder uses Ninja: it compiles a target's files while the libraries it links are
-# still building, where make waits for each library to finish (docs/notes/2026-12-03-house-third-round.md).
-if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
-  configure+=(-G Ninja)
-fi
 if [[ -n "${CUDA_ARCHITECTURES:-}" ]]; then
   archs=$CUDA_ARCHITECTURES
   configure+=(-DCMAKE_CUDA_ARCHITECTURES="$archs")
