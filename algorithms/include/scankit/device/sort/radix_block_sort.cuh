@@ -43,9 +43,11 @@ constexpr std::size_t radix_block_sort_bytes() {
 }
 
 // One block sorts args.n <= Policy::tile_items keys (and values): the body of the one-block sort,
-// and of the segmented sort's blocks (segmented_sort_kernels.cuh), each on its own segment.
+// and of the segmented sort's blocks (segmented_sort_kernels.cuh), each on its own segment. The
+// arguments are taken by value, as the kernel takes them: by reference the one-block sort's PTX
+// changed (its kernel parameters were read through a pointer).
 template <class Policy, class Key, class Value, class BitKey>
-__device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_args<Key, Value, BitKey>& args) {
+__device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_args<Key, Value, BitKey> args) {
   constexpr int I = Policy::items_per_thread;
   constexpr int R = Policy::radix;
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
