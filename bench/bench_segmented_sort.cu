@@ -58,28 +58,8 @@ __global__ void iota_kernel(std::int32_t* values, i64 n) {
 }
 
 template <class T>
-__global__ void compare_kernel(const T* a, const T* b, i64 n, unsigned long long* mismatches) {
-  unsigned long long bad = 0;
-  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
-  for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    std::uint32_t x, y;
-    memcpy(&x, &a[i], sizeof(x));
-    memcpy(&y, &b[i], sizeof(y));
-    if (x != y) ++bad;
-  }
-  if (bad) atomicAdd(mismatches, bad);
-}
-
-template <class T>
 unsigned long long mismatches(const T* a, const T* b, i64 n) {
-  static_assert(sizeof(T) == 4, "4-byte items");
-  BENCH_CHECK(cudaMemsetAsync(g_mismatches, 0, sizeof(unsigned long long), g_gpu.stream));
-  compare_kernel<T><<<2048, 256, 0, g_gpu.stream>>>(a, b, n, g_mismatches);
-  BENCH_CHECK(cudaGetLastError());
-  unsigned long long bad = 0;
-  BENCH_CHECK(cudaMemcpyAsync(&bad, g_mismatches, sizeof(bad), cudaMemcpyDeviceToHost, g_gpu.stream));
-  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
-  return bad;
+  return scankit_bench::bitwise_mismatches(a, b, n, g_mismatches, g_gpu.stream);
 }
 
 enum class sizes_kind { uniform_1_2000, power_law, tiny_1_2, large_16 };

@@ -78,21 +78,6 @@ __global__ void fill_kernel(T* data, i64 n, std::uint64_t seed, keys_kind kind) 
 }
 
 template <class T>
-__global__ void compare_kernel(const T* a, const T* b, i64 n, unsigned long long* mismatches) {
-  unsigned long long bad = 0;
-  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
-  for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    using bits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
-                 std::conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
-    bits x, y;
-    memcpy(&x, &a[i], sizeof(T));
-    memcpy(&y, &b[i], sizeof(T));
-    if (x != y) ++bad;
-  }
-  if (bad) atomicAdd(mismatches, bad);
-}
-
-template <class T>
 void fill(T* data, i64 n, std::uint64_t seed, keys_kind kind) {
   fill_kernel<T><<<2048, 256, 0, g_gpu.stream>>>(data, n, seed, kind);
   BENCH_CHECK(cudaGetLastError());
@@ -100,13 +85,7 @@ void fill(T* data, i64 n, std::uint64_t seed, keys_kind kind) {
 
 template <class T>
 unsigned long long mismatches(const T* a, const T* b, i64 n) {
-  BENCH_CHECK(cudaMemsetAsync(g_mismatches, 0, sizeof(unsigned long long), g_gpu.stream));
-  compare_kernel<T><<<2048, 256, 0, g_gpu.stream>>>(a, b, n, g_mismatches);
-  BENCH_CHECK(cudaGetLastError());
-  unsigned long long bad = 0;
-  BENCH_CHECK(cudaMemcpyAsync(&bad, g_mismatches, sizeof(bad), cudaMemcpyDeviceToHost, g_gpu.stream));
-  BENCH_CHECK(cudaStreamSynchronize(g_gpu.stream));
-  return bad;
+  return scankit_bench::bitwise_mismatches(a, b, n, g_mismatches, g_gpu.stream);
 }
 
 

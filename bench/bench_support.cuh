@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -91,6 +93,38 @@ __host__ __device__ inline std::uint64_t mix64(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
+}
+
+template <class T>
+__global__ void bitwise_mismatch_kernel(const T* a, const T* b, std::int64_t n, unsigned long long* count) {
+  using bits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+               std::conditional_t<sizeof(T) == 2, std::uint16_t,
+               std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+  unsigned long long bad = 0;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    bits x, y;
+    memcpy(&x, &a[i], sizeof(T));
+    memcpy(&y, &b[i], sizeof(T));
+    if (x != y) ++bad;
+  }
+  if (bad) atomicAdd(count, bad);
+}
+
+// How many of a[i], b[i] (i < n, device arrays) differ bit for bit (so NaNs compare by payload and
+// -0.0 differs from +0.0). `counter`: one device word the call may overwrite. Waits for `stream`.
+template <class T>
+unsigned long long bitwise_mismatches(const T* a, const T* b, std::int64_t n, unsigned long long* counter,
+                                      cudaStream_t stream) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "1-, 2-, 4- or 8-byte items");
+  check_cuda(cudaMemsetAsync(counter, 0, sizeof(*counter), stream), "cudaMemsetAsync", __FILE__, __LINE__);
+  bitwise_mismatch_kernel<T><<<2048, 256, 0, stream>>>(a, b, n, counter);
+  check_cuda(cudaGetLastError(), "bitwise_mismatch_kernel", __FILE__, __LINE__);
+  unsigned long long bad = 0;
+  check_cuda(cudaMemcpyAsync(&bad, counter, sizeof(bad), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
+             __FILE__, __LINE__);
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", __FILE__, __LINE__);
+  return bad;
 }
 
 // Milliseconds between two events recorded on `stream` around launch() (waits for the second).
