@@ -165,6 +165,26 @@ TEST(SegmentedSort, KeyTypesAndOrders) {
   check_sorted_segments<std::uint64_t>(sizes, key_pattern::uniform, bits, seed);
 }
 
+// Every size a thread sorts (0 to 17: the one-thread class and one above), shuffled, with many
+// ties: stability on every path of the small-segment pass.
+TEST(SegmentedSort, EveryThreadSizeWithTies) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::vector<std::int64_t> sizes;
+  for (int repeat = 0; repeat < (sort_small_sizes_only() ? 60 : 600); ++repeat) {
+    for (std::int64_t s = 0; s <= 17; ++s) sizes.push_back(s);
+  }
+  std::shuffle(sizes.begin(), sizes.end(), std::mt19937_64(seed));
+  for (sort_order order : {sort_order::ascending, sort_order::descending}) {
+    sort_options o;
+    o.order = order;
+    SCOPED_TRACE(order == sort_order::ascending ? "ascending" : "descending");
+    check_sorted_segments<std::uint8_t>(sizes, key_pattern::few_distinct, o, seed);
+    check_sorted_segments<float>(sizes, key_pattern::few_distinct, o, seed + 1);
+    check_sorted_segments<double, std::int32_t>(sizes, key_pattern::uniform, o, seed + 2);
+  }
+}
+
 TEST(SegmentedSort, SizeMixes) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);

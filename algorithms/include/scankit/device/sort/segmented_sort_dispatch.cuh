@@ -3,12 +3,11 @@
 //   1. census     segment_count_kernel checks every segment's bounds and counts the segments of
 //                 each size class; the host reads the counts (the call's one synchronisation
 //                 before any output is written: bad offsets throw here, the outputs untouched)
-//   2. lists      segment_list_kernel lists the segments of each block class and of the
-//                 device-wide class as ranges; the device-wide class's ranges are read back
-//   3. sorts      segment_thread_kernel for segments of up to segment_thread_items items, one
-//                 segment_block_kernel launch per block class, then the device-wide radix sort
-//                 once per segment above the largest block tile (few: each has more items than
-//                 one block holds)
+//   2. small      segment_small_kernel sorts the segments of one and two items and lists the
+//                 others by class; the device-wide class's ranges are read back
+//   3. the rest   segment_thread_kernel on the thread class's list, one segment_block_kernel
+//                 launch per block class, then the device-wide radix sort once per segment above
+//                 the largest block tile (few: each has more items than one block holds)
 // Items outside every segment are not written.
 #pragma once
 
@@ -25,6 +24,7 @@
 #include "scankit/device/sort/segmented_sort_kernels.cuh"
 #include "scankit/device/sort/sort_policy.cuh"
 #include "scankit/device/util/launch.cuh"
+#include "scankit/device/util/resident_blocks.cuh"
 #include "scankit/error.hpp"
 #include "scankit/workspace.hpp"
 
@@ -63,9 +63,11 @@ void launch_segment_blocks(const segment_range* list, unsigned long long count,
   }
 }
 
-// A grid for a grid-stride loop over `items`, 256 threads a block.
-inline unsigned segment_grid(long long items) {
-  return static_cast<unsigned>(std::max<long long>(1, std::min<long long>((items + 255) / 256, 1ll << 20)));
+// A grid for `units` blocks' worth of work, at most what the GPU holds at once (each kernel loops).
+template <auto Kernel>
+unsigned segment_grid(long long units, int device) {
+  return static_cast<unsigned>(
+      std::max<long long>(1, std::min<long long>(units, resident_blocks<Kernel, segment_pass_threads>(device))));
 }
 
 template <class Policy, class Key, class Value, class Offset, class BitKey>
@@ -86,8 +88,10 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
     auto* d_census = static_cast<segment_census*>(lease.view().scratch);
     SCANKIT_CUDA_CHECK(cudaMemsetAsync(d_census, 0, sizeof(segment_census), stream));
     SCANKIT_CUDA_CHECK(cudaMemsetAsync(&d_census->first_bad, 0xff, sizeof(unsigned long long), stream));
-    launch_kernel("segment_count_kernel (segmented sort)", segment_count_kernel<Offset>, segment_grid(segments), 256,
-                  stream, offsets, segments, n, limits, d_census);
+    constexpr auto count_kernel = segment_count_kernel<Offset>;
+    launch_kernel("segment_count_kernel (segmented sort)", count_kernel,
+                  segment_grid<count_kernel>((segments + segment_pass_threads - 1) / segment_pass_threads, device),
+                  segment_pass_threads, stream, offsets, segments, n, limits, d_census);
     SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&census, d_census, sizeof(segment_census), cudaMemcpyDeviceToHost, stream));
     SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
@@ -104,18 +108,24 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
                                                    bit_key,       descending};
   segment_list_starts starts{};
   long long listed = 0;
-  for (int c = 1; c < segment_classes; ++c) {
+  for (int c = segment_by_pass + 1; c < segment_classes; ++c) {
     starts.first[c] = listed;
     listed += static_cast<long long>(census.counts[c]);
   }
   std::vector<segment_range> device_ranges(static_cast<std::size_t>(census.counts[segment_by_device]));
 
-  // 2 and 3: the lists, the device-wide class's ranges read back, then the thread and block sorts.
-  if (census.counts[0] > 0) {
-    launch_kernel("segment_thread_kernel (segmented sort)", segment_thread_kernel<Offset, Key, Value, BitKey>,
-                  segment_grid(segments), 256, stream, offsets, segments, args);
-  }
-  if (listed > 0) {
+  // 2 and 3: the small segments sorted and the others listed, the device-wide class's ranges read
+  // back, then the block sorts.
+  constexpr auto small_kernel = segment_small_kernel<Offset, Key, Value, BitKey>;
+  const unsigned small_grid =
+      segment_grid<small_kernel>((segments + segment_pass_tile - 1) / segment_pass_tile, device);
+  if (listed == 0) {
+    if (census.counts[segment_by_pass] > 0) {
+      launch_kernel("segment_small_kernel (segmented sort)", small_kernel, small_grid, segment_pass_threads, stream,
+                    offsets, segments, limits, starts, static_cast<unsigned long long*>(nullptr),
+                    static_cast<segment_range*>(nullptr), args);
+    }
+  } else {
     const std::size_t list_bytes = radix_round_up_256(static_cast<std::size_t>(listed) * sizeof(segment_range));
     const std::size_t cursor_bytes = segment_classes * sizeof(unsigned long long);
     const detail::workspace_lease lease(ws, 0, list_bytes + cursor_bytes, stream);
@@ -123,16 +133,24 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
     auto* lists = reinterpret_cast<segment_range*>(scratch);
     auto* cursors = reinterpret_cast<unsigned long long*>(scratch + list_bytes);
     SCANKIT_CUDA_CHECK(cudaMemsetAsync(cursors, 0, cursor_bytes, stream));
-    launch_kernel("segment_list_kernel (segmented sort)", segment_list_kernel<Offset>, segment_grid(segments), 256,
-                  stream, offsets, segments, limits, starts, cursors, lists);
+    launch_kernel("segment_small_kernel (segmented sort)", small_kernel, small_grid, segment_pass_threads, stream,
+                  offsets, segments, limits, starts, cursors, lists, args);
     if (!device_ranges.empty()) {
       SCANKIT_CUDA_CHECK(cudaMemcpyAsync(device_ranges.data(), lists + starts.first[segment_by_device],
                                          device_ranges.size() * sizeof(segment_range), cudaMemcpyDeviceToHost, stream));
       SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    launch_segment_blocks<typename shapes::small>(lists + starts.first[1], census.counts[1], args, device, stream);
-    launch_segment_blocks<typename shapes::medium>(lists + starts.first[2], census.counts[2], args, device, stream);
-    launch_segment_blocks<typename shapes::large>(lists + starts.first[3], census.counts[3], args, device, stream);
+    if (const unsigned long long count = census.counts[segment_by_thread]; count > 0) {
+      constexpr auto thread_kernel = segment_thread_kernel<Key, Value, BitKey>;
+      launch_kernel("segment_thread_kernel (segmented sort)", thread_kernel,
+                    segment_grid<thread_kernel>(static_cast<long long>((count + segment_pass_threads - 1) / segment_pass_threads),
+                                                device),
+                    segment_pass_threads, stream, lists + starts.first[segment_by_thread], count, args);
+    }
+    constexpr int b = segment_first_block_class;
+    launch_segment_blocks<typename shapes::small>(lists + starts.first[b], census.counts[b], args, device, stream);
+    launch_segment_blocks<typename shapes::medium>(lists + starts.first[b + 1], census.counts[b + 1], args, device, stream);
+    launch_segment_blocks<typename shapes::large>(lists + starts.first[b + 2], census.counts[b + 2], args, device, stream);
   }
 
   // The lists' storage went back to ws (stream-ordered) above; each device-wide sort takes it again.

@@ -2,9 +2,10 @@
 //
 //   segment_count_kernel     checks every segment's bounds and counts the segments of each size
 //                            class (segment_classes below)
-//   segment_list_kernel      lists each class's segments as (begin, end) ranges
-//   segment_thread_kernel    one thread per segment of at most segment_thread_items items: an
-//                            insertion sort in registers (0 and 1 items: copied)
+//   segment_small_kernel     one pass over the segments: sorts those of up to two items on the
+//                            way, and lists the others as (begin, end) ranges of their class
+//   segment_thread_kernel    one thread per listed segment of up to segment_thread_items items:
+//                            an insertion sort in registers
 //   segment_block_kernel     one block per listed segment: the one-block radix sort's tile
 //                            (radix_block_sort.cuh) on that segment
 // Segments above the largest block tile go to the device-wide sort, one call each
@@ -17,25 +18,35 @@
 #include "scankit/device/sort/radix_block_sort.cuh"
 #include "scankit/device/sort/radix_digits.cuh"
 #include "scankit/device/sort/radix_histogram.cuh"
+#include "scankit/device/util/shuffle.cuh"
 
 namespace scankit::device_detail {
 
+// Segments of at most this many items are sorted by the pass that lists the others (their
+// items are loaded beside the offsets, in few registers).
+constexpr int segment_pass_items = 2;
 // Segments of at most this many items are sorted by one thread each.
 constexpr int segment_thread_items = 16;
 
-// The size classes: one thread, one block of each of three shapes (their tiles are the limits),
-// and the device-wide sort.
-constexpr int segment_classes = 5;
+// The size classes: sorted by the listing pass, by one thread, by one block of each of three
+// shapes (their tiles are the limits), and by the device-wide sort. The thread class has a kernel
+// of its own because its registers (16 keys, bits and values) would cut the listing pass's
+// occupancy, and with it the loads in flight, to a quarter.
+constexpr int segment_by_pass = 0;
+constexpr int segment_by_thread = 1;
+constexpr int segment_first_block_class = 2;
+constexpr int segment_classes = 6;
 constexpr int segment_by_device = segment_classes - 1;
 
 struct segment_class_limits {
   long long block_tiles[3];  // the small, medium and large block shapes' tiles, increasing
 
   __host__ __device__ int class_of(long long size) const {
-    if (size <= segment_thread_items) return 0;
-    if (size <= block_tiles[0]) return 1;
-    if (size <= block_tiles[1]) return 2;
-    if (size <= block_tiles[2]) return 3;
+    if (size <= segment_pass_items) return segment_by_pass;
+    if (size <= segment_thread_items) return segment_by_thread;
+    if (size <= block_tiles[0]) return segment_first_block_class;
+    if (size <= block_tiles[1]) return segment_first_block_class + 1;
+    if (size <= block_tiles[2]) return segment_first_block_class + 2;
     return segment_by_device;
   }
 };
@@ -55,49 +66,72 @@ __device__ __forceinline__ bool segment_bounds_ok(long long begin, long long end
   return begin >= 0 && end >= begin && end <= n;
 }
 
+// The census and the small-segment pass run 256-thread blocks, at least segment_pass_min_blocks of
+// them on each SM (their registers capped to fit, without spills): both are bound by loads in
+// flight. With values the pass holds twice the items, and four blocks fit.
+constexpr int segment_pass_threads = 256;
+constexpr int segment_pass_min_blocks = 5;
+constexpr int segment_pass_min_blocks_with_values = 4;
+
+// Each thread counts its segments' classes in registers over a grid-stride loop (the grid is what
+// the GPU holds at once, and a thread reads segment_pass_per_thread offsets at a time, a block's
+// width apart, to keep loads in flight); the block sums the counts (shuffles, then one shared
+// slot per warp) and adds each class once. An atomic per segment would serialise on six addresses.
+constexpr int segment_pass_per_thread = 4;
+constexpr long long segment_pass_tile = static_cast<long long>(segment_pass_threads) * segment_pass_per_thread;
+
 template <class Offset>
-__global__ void segment_count_kernel(const Offset* offsets, long long segments, long long n,
-                                     segment_class_limits limits, segment_census* census) {
-  __shared__ unsigned long long block_counts[segment_classes];
-  if (threadIdx.x < segment_classes) block_counts[threadIdx.x] = 0;
-  __syncthreads();
-  for (long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; s < segments;
-       s += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long begin = static_cast<long long>(offsets[s]);
-    const long long end = static_cast<long long>(offsets[s + 1]);
-    if (!segment_bounds_ok(begin, end, n)) {
-      atomicMin(&census->first_bad, static_cast<unsigned long long>(s));
-      continue;
+__global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
+    segment_count_kernel(const Offset* offsets, long long segments, long long n, segment_class_limits limits,
+                         segment_census* census) {
+  constexpr int per = segment_pass_per_thread;
+  // A thread's own counts fit 32 bits: it sees one segment in (resident threads) of them.
+  unsigned counts[segment_classes] = {};
+  for (long long tile = blockIdx.x; tile * segment_pass_tile < segments; tile += gridDim.x) {
+    long long begin[per], end[per];
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const long long s = tile * segment_pass_tile + j * segment_pass_threads + threadIdx.x;
+      begin[j] = end[j] = -1;
+      if (s < segments) {
+        begin[j] = static_cast<long long>(offsets[s]);
+        end[j] = static_cast<long long>(offsets[s + 1]);
+      }
     }
-    atomicAdd(&block_counts[limits.class_of(end - begin)], 1ull);
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const long long s = tile * segment_pass_tile + j * segment_pass_threads + threadIdx.x;
+      if (s >= segments) continue;
+      if (!segment_bounds_ok(begin[j], end[j], n)) {
+        atomicMin(&census->first_bad, static_cast<unsigned long long>(s));
+        continue;
+      }
+      const int c = limits.class_of(end[j] - begin[j]);
+#pragma unroll
+      for (int k = 0; k < segment_classes; ++k) counts[k] += c == k ? 1 : 0;
+    }
+  }
+  constexpr int warps = segment_pass_threads / 32;
+  __shared__ unsigned long long warp_counts[segment_classes][warps];
+#pragma unroll
+  for (int k = 0; k < segment_classes; ++k) {
+    unsigned long long sum = counts[k];
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) sum += shuffle_down(sum, static_cast<unsigned>(offset));
+    if (lane_id() == 0) warp_counts[k][warp_id()] = sum;
   }
   __syncthreads();
-  if (threadIdx.x < segment_classes && block_counts[threadIdx.x] != 0) {
-    atomicAdd(&census->counts[threadIdx.x], block_counts[threadIdx.x]);
+  if (threadIdx.x < segment_classes) {
+    unsigned long long sum = 0;
+    for (int w = 0; w < warps; ++w) sum += warp_counts[threadIdx.x][w];
+    if (sum != 0) atomicAdd(&census->counts[threadIdx.x], sum);
   }
 }
 
-// Where each class's ranges start in the lists (class 0, sorted by threads, is not listed).
+// Where each class's ranges start in the lists (the listing pass's own class is not listed).
 struct segment_list_starts {
   long long first[segment_classes];
 };
-
-// lists[starts.first[c] + i], i < the census's count of class c: the ranges of class c's segments
-// (c >= 1), in no particular order (each segment is sorted on its own, so the order changes no
-// result). cursors: one zeroed counter per class.
-template <class Offset>
-__global__ void segment_list_kernel(const Offset* offsets, long long segments, segment_class_limits limits,
-                                    segment_list_starts starts, unsigned long long* cursors, segment_range* lists) {
-  for (long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; s < segments;
-       s += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long begin = static_cast<long long>(offsets[s]);
-    const long long end = static_cast<long long>(offsets[s + 1]);
-    const int c = limits.class_of(end - begin);
-    if (c == 0) continue;
-    const unsigned long long at = atomicAdd(&cursors[c], 1ull);
-    lists[starts.first[c] + static_cast<long long>(at)] = segment_range{begin, end};
-  }
-}
 
 template <class Key, class Value, class BitKey>
 struct segment_sort_args {
@@ -125,39 +159,143 @@ __device__ __forceinline__ auto segment_sort_bits(const Key& key, const BitKey& 
   return bits;
 }
 
-template <class Offset, class Key, class Value, class BitKey>
-__global__ void segment_thread_kernel(const Offset* offsets, long long segments,
-                                      const segment_sort_args<Key, Value, BitKey> args) {
+// Sorts segment [begin, begin + size), size <= segment_thread_items, in one thread's registers:
+// an insertion sort whose indices are all known at compile time (so the arrays stay in
+// registers), moving an item left past strictly greater ones only: stable.
+template <class Key, class Value, class BitKey>
+__device__ __forceinline__ void sort_segment_in_thread(const segment_sort_args<Key, Value, BitKey>& args, long long begin,
+                                                       int size) {
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
   using bits_type = bit_key_result_t<BitKey, Key>;
-  for (long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; s < segments;
-       s += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long begin = static_cast<long long>(offsets[s]);
-    const int size = static_cast<int>(static_cast<long long>(offsets[s + 1]) - begin);
-    if (size > segment_thread_items) continue;
-    Key keys[segment_thread_items];
-    bits_type bits[segment_thread_items];
-    Value values[has_values ? segment_thread_items : 1];
-    // Insertion sort, moving an item left past strictly greater ones only: stable.
-    for (int i = 0; i < size; ++i) {
-      const Key key = args.keys_in[begin + i];
-      const bits_type b = segment_sort_bits(key, args.bit_key, args.passes, args.descending);
-      Value value{};
-      if constexpr (has_values) value = args.values_in[begin + i];
-      int j = i;
-      while (j > 0 && bits[j - 1] > b) {
-        keys[j] = keys[j - 1];
-        bits[j] = bits[j - 1];
-        if constexpr (has_values) values[j] = values[j - 1];
-        --j;
-      }
-      keys[j] = key;
-      bits[j] = b;
-      if constexpr (has_values) values[j] = value;
+  Key keys[segment_thread_items];
+  bits_type bits[segment_thread_items];
+  Value values[has_values ? segment_thread_items : 1];
+#pragma unroll
+  for (int i = 0; i < segment_thread_items; ++i) {
+    if (i < size) {
+      keys[i] = args.keys_in[begin + i];
+      bits[i] = segment_sort_bits(keys[i], args.bit_key, args.passes, args.descending);
+      if constexpr (has_values) values[i] = args.values_in[begin + i];
     }
-    for (int i = 0; i < size; ++i) {
+  }
+#pragma unroll
+  for (int i = 1; i < segment_thread_items; ++i) {
+    if (i < size) {
+#pragma unroll
+      for (int j = i; j > 0; --j) {
+        if (bits[j - 1] > bits[j]) {
+          const Key key = keys[j];
+          keys[j] = keys[j - 1];
+          keys[j - 1] = key;
+          const bits_type b = bits[j];
+          bits[j] = bits[j - 1];
+          bits[j - 1] = b;
+          if constexpr (has_values) {
+            const Value value = values[j];
+            values[j] = values[j - 1];
+            values[j - 1] = value;
+          }
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < segment_thread_items; ++i) {
+    if (i < size) {
       args.keys_out[begin + i] = keys[i];
       if constexpr (has_values) args.values_out[begin + i] = values[i];
+    }
+  }
+}
+
+// One thread per range of `segments` (the thread class's list: count ranges, each of at most
+// segment_thread_items items).
+template <class Key, class Value, class BitKey>
+__global__ void __launch_bounds__(segment_pass_threads)
+    segment_thread_kernel(const segment_range* segments, unsigned long long count,
+                          const segment_sort_args<Key, Value, BitKey> args) {
+  for (unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; t < count;
+       t += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
+    const segment_range r = segments[t];
+    sort_segment_in_thread(args, r.begin, static_cast<int>(r.end - r.begin));
+  }
+}
+
+// One pass over the segments. Segments of one or two items (the common tiny case) are sorted on
+// the way, all of a thread's items loaded before any is stored so that each thread keeps several
+// loads in flight; the others are listed: lists[starts.first[c] + i], i < the census's count of
+// class c, in no particular order (each segment is sorted on its own). cursors: one zeroed
+// counter per class, null when no segment is listed. Bounds were checked by the census.
+template <class Offset, class Key, class Value, class BitKey>
+__global__ void __launch_bounds__(segment_pass_threads, std::is_same_v<Value, radix_no_values>
+                                                            ? segment_pass_min_blocks
+                                                            : segment_pass_min_blocks_with_values)
+    segment_small_kernel(const Offset* offsets, long long segments, segment_class_limits limits,
+                         segment_list_starts starts, unsigned long long* cursors, segment_range* lists,
+                         const segment_sort_args<Key, Value, BitKey> args) {
+  static_assert(segment_pass_items == 2, "the pass sorts segments of one and two items");
+  constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
+  constexpr int per = segment_pass_per_thread;
+  // The loop's bound is the same for the whole block, so every lane reaches the ballots below.
+  for (long long tile = blockIdx.x; tile * segment_pass_tile < segments; tile += gridDim.x) {
+    long long begin[per], end[per];
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const long long s = tile * segment_pass_tile + j * segment_pass_threads + threadIdx.x;
+      begin[j] = end[j] = 0;
+      if (s < segments) {
+        begin[j] = static_cast<long long>(offsets[s]);
+        end[j] = static_cast<long long>(offsets[s + 1]);
+      }
+    }
+    Key first[per], second[per];
+    Value first_value[has_values ? per : 1], second_value[has_values ? per : 1];
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const long long size = end[j] - begin[j];
+      if (size == 1 || size == 2) {
+        first[j] = args.keys_in[begin[j]];
+        if constexpr (has_values) first_value[j] = args.values_in[begin[j]];
+      }
+      if (size == 2) {
+        second[j] = args.keys_in[begin[j] + 1];
+        if constexpr (has_values) second_value[j] = args.values_in[begin[j] + 1];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const long long size = end[j] - begin[j];
+      if (size == 1 || size == 2) {
+        // Two items swap only when the first's bits are strictly greater: stable.
+        const bool swap = size == 2 && segment_sort_bits(first[j], args.bit_key, args.passes, args.descending) >
+                                           segment_sort_bits(second[j], args.bit_key, args.passes, args.descending);
+        args.keys_out[begin[j]] = swap ? second[j] : first[j];
+        if (size == 2) args.keys_out[begin[j] + 1] = swap ? first[j] : second[j];
+        if constexpr (has_values) {
+          args.values_out[begin[j]] = swap ? second_value[j] : first_value[j];
+          if (size == 2) args.values_out[begin[j] + 1] = swap ? first_value[j] : second_value[j];
+        }
+      }
+    }
+    if (cursors == nullptr) continue;
+    // The larger segments, appended with one atomic per warp and class.
+    const unsigned lanes_below = (1u << lane_id()) - 1u;
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const int c = limits.class_of(end[j] - begin[j]);
+#pragma unroll
+      for (int k = segment_by_pass + 1; k < segment_classes; ++k) {
+        const unsigned members = __ballot_sync(full_warp_mask, c == k);
+        if (members == 0) continue;
+        const int leader = __ffs(members) - 1;
+        unsigned long long at = 0;
+        if (lane_id() == leader) at = atomicAdd(&cursors[k], static_cast<unsigned long long>(__popc(members)));
+        at = shuffle_index(at, leader);
+        if (c == k) {
+          lists[starts.first[k] + static_cast<long long>(at) + __popc(members & lanes_below)] =
+              segment_range{begin[j], end[j]};
+        }
+      }
     }
   }
 }

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -16,6 +15,7 @@
 #include "scankit/device/kernel/reduce_kernel.cuh"
 #include "scankit/device/tuning/tuning_scan.cuh"
 #include "scankit/device/util/launch.cuh"
+#include "scankit/device/util/resident_blocks.cuh"
 #include "scankit/error.hpp"
 #include "scankit/workspace.hpp"
 
@@ -25,26 +25,6 @@ namespace scankit::device_detail {
 template <class Item>
 using reduce_tuning = reduce_policy<tuning::scan_tuning_table::reduce_kernel<sizeof(Item)>::block_threads,
                                     tuning::scan_tuning_table::reduce_kernel<sizeof(Item)>::items_per_thread>;
-
-// Blocks of `Kernel` resident on the current device at once (asked once per device).
-template <auto Kernel, int BlockThreads>
-int resident_blocks(int device) {
-  constexpr int cached_devices = 64;
-  static std::atomic<int> known[cached_devices] = {};
-  const auto ask = [device] {
-    int per_sm = 0, sms = 0;
-    SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, BlockThreads, 0));
-    SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return std::max(1, per_sm * sms);
-  };
-  if (device < 0 || device >= cached_devices) return ask();
-  int blocks = known[device].load(std::memory_order_relaxed);
-  if (blocks == 0) {
-    blocks = ask();
-    known[device].store(blocks, std::memory_order_relaxed);
-  }
-  return blocks;
-}
 
 // The grid of a reduction of n items: warp tiles per warp, and blocks (none of them empty).
 struct reduce_grid {
