@@ -590,7 +590,7 @@ step_compare() {
 
 # ---------------------------------------------------------------------------------------------
 # Extra steps, each one binary whose output goes to OUTDIR (not in the default STEPS):
-#   tune     bench/tune_scan: shapes and back-off of the single-pass kernel  -> tune_scan.{log,json}
+#   tune     bench/tune_scan (a -DSCANKIT_BUILD_TUNING=ON build): shapes, back-off -> tune_scan.{log,json}
 #   compact  bench/bench_compact: compaction against CUB                     -> bench_compact.{log,json}
 #   lab      apps/scankit lab (LAB_ARGS, default --quick)                    -> OUTDIR/lab/, lab.log
 #   segments bench/bench_segments: segmented scans, reductions, reduce-by-key -> bench_segments.{log,json}
