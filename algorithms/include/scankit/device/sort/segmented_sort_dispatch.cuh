@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -30,14 +31,35 @@
 
 namespace scankit::device_detail {
 
-// The three block shapes for items (key + value) of ItemBytes (tuning_sort.cuh).
+// The class limits that the block shapes of a tuning entry make: their tiles.
+template <class Entry>
+constexpr segment_class_limits segment_limits_of() {
+  segment_class_limits limits{};
+  for (int b = 0; b < segment_block_classes; ++b) limits.block_tiles[b] = Entry::block_threads[b] * Entry::items_per_thread[b];
+  return limits;
+}
+
+template <class Entry>
+constexpr bool segment_tiles_increase() {
+  const segment_class_limits limits = segment_limits_of<Entry>();
+  int below = segment_thread_items;
+  for (int tile : limits.block_tiles) {
+    if (tile <= below) return false;
+    below = tile;
+  }
+  return true;
+}
+
+// The block shapes for items (key + value) of ItemBytes (tuning_sort.cuh).
 template <std::size_t ItemBytes>
 struct segmented_sort_shapes {
   using entry = tuning::sort_tuning_table::segmented_blocks<ItemBytes>;
-  using small = radix_block_sort_policy<entry::small_threads, entry::small_items_per_thread>;
-  using medium = radix_block_sort_policy<entry::medium_threads, entry::medium_items_per_thread>;
-  using large = radix_block_sort_policy<entry::large_threads, entry::large_items_per_thread>;
-  static constexpr segment_class_limits limits{{small::tile_items, medium::tile_items, large::tile_items}};
+  static_assert(entry::count == segment_block_classes, "one block shape per block class");
+  static_assert(segment_tiles_increase<entry>(),
+                "segment_class_limits::class_of counts the limits below a size: they must increase");
+  template <int B>
+  using shape = radix_block_sort_policy<entry::block_threads[B], entry::items_per_thread[B]>;
+  static constexpr segment_class_limits limits = segment_limits_of<entry>();
 };
 
 template <class Key, class Value, class BitKey>
@@ -61,6 +83,19 @@ void launch_segment_blocks(const segment_range* list, unsigned long long count,
     launch_kernel_smem("segment_block_kernel (segmented sort)", kernel, grid, Policy::block_threads, smem, stream,
                        list + done, args);
   }
+}
+
+inline long long blocks_for(long long items, long long per_block) { return (items + per_block - 1) / per_block; }
+
+// One segment_block_kernel launch per block class, on that class's list.
+template <class Shapes, class Key, class Value, class BitKey, int... B>
+void launch_block_classes(const segment_range* lists, const segment_list_starts& starts, const segment_census& census,
+                          const segment_sort_args<Key, Value, BitKey>& args, int device, cudaStream_t stream,
+                          std::integer_sequence<int, B...>) {
+  constexpr int first = segment_first_block_class;
+  (launch_segment_blocks<typename Shapes::template shape<B>>(lists + starts.first[first + B], census.counts[first + B],
+                                                             args, device, stream),
+   ...);
 }
 
 // A grid for `units` blocks' worth of work, at most what the GPU holds at once (each kernel loops).
@@ -90,7 +125,7 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
     SCANKIT_CUDA_CHECK(cudaMemsetAsync(&d_census->first_bad, 0xff, sizeof(unsigned long long), stream));
     constexpr auto count_kernel = segment_count_kernel<Offset>;
     launch_kernel("segment_count_kernel (segmented sort)", count_kernel,
-                  segment_grid<count_kernel>((segments + segment_pass_threads - 1) / segment_pass_threads, device),
+                  segment_grid<count_kernel>(blocks_for(segments, segment_pass_tile<segment_count_per_thread>), device),
                   segment_pass_threads, stream, offsets, segments, n, limits, d_census);
     SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&census, d_census, sizeof(segment_census), cudaMemcpyDeviceToHost, stream));
     SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -118,7 +153,7 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
   // back, then the block sorts.
   constexpr auto small_kernel = segment_small_kernel<Offset, Key, Value, BitKey>;
   const unsigned small_grid =
-      segment_grid<small_kernel>((segments + segment_pass_tile - 1) / segment_pass_tile, device);
+      segment_grid<small_kernel>(blocks_for(segments, segment_pass_tile<segment_list_per_thread>), device);
   if (listed == 0) {
     if (census.counts[segment_by_pass] > 0) {
       launch_kernel("segment_small_kernel (segmented sort)", small_kernel, small_grid, segment_pass_threads, stream,
@@ -143,14 +178,11 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
     if (const unsigned long long count = census.counts[segment_by_thread]; count > 0) {
       constexpr auto thread_kernel = segment_thread_kernel<Key, Value, BitKey>;
       launch_kernel("segment_thread_kernel (segmented sort)", thread_kernel,
-                    segment_grid<thread_kernel>(static_cast<long long>((count + segment_pass_threads - 1) / segment_pass_threads),
-                                                device),
+                    segment_grid<thread_kernel>(blocks_for(static_cast<long long>(count), segment_pass_threads), device),
                     segment_pass_threads, stream, lists + starts.first[segment_by_thread], count, args);
     }
-    constexpr int b = segment_first_block_class;
-    launch_segment_blocks<typename shapes::small>(lists + starts.first[b], census.counts[b], args, device, stream);
-    launch_segment_blocks<typename shapes::medium>(lists + starts.first[b + 1], census.counts[b + 1], args, device, stream);
-    launch_segment_blocks<typename shapes::large>(lists + starts.first[b + 2], census.counts[b + 2], args, device, stream);
+    launch_block_classes<shapes>(lists, starts, census, args, device, stream,
+                                 std::make_integer_sequence<int, segment_block_classes>{});
   }
 
   // The lists' storage went back to ws (stream-ordered) above; each device-wide sort takes it again.

@@ -12,7 +12,9 @@
 // (segmented_sort_dispatch.cuh). Every path is stable, so equal keys keep their input order.
 #pragma once
 
+#include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <type_traits>
 
 #include "scankit/device/sort/radix_block_sort.cuh"
@@ -28,26 +30,28 @@ constexpr int segment_pass_items = 2;
 // Segments of at most this many items are sorted by one thread each.
 constexpr int segment_thread_items = 16;
 
-// The size classes: sorted by the listing pass, by one thread, by one block of each of three
-// shapes (their tiles are the limits), and by the device-wide sort. The thread class has a kernel
+// The size classes: sorted by the listing pass, by one thread, by one block of each of
+// segment_block_classes shapes (their tiles are the limits), and by the device-wide sort. The thread class has a kernel
 // of its own because its registers (16 keys, bits and values) would cut the listing pass's
 // occupancy, and with it the loads in flight, to a quarter.
 constexpr int segment_by_pass = 0;
 constexpr int segment_by_thread = 1;
 constexpr int segment_first_block_class = 2;
-constexpr int segment_classes = 6;
+constexpr int segment_block_classes = 5;
+constexpr int segment_classes = segment_first_block_class + segment_block_classes + 1;
 constexpr int segment_by_device = segment_classes - 1;
 
 struct segment_class_limits {
-  long long block_tiles[3];  // the small, medium and large block shapes' tiles, increasing
+  int block_tiles[segment_block_classes];  // the block shapes' tiles, increasing
 
-  __host__ __device__ int class_of(long long size) const {
-    if (size <= segment_pass_items) return segment_by_pass;
-    if (size <= segment_thread_items) return segment_by_thread;
-    if (size <= block_tiles[0]) return segment_first_block_class;
-    if (size <= block_tiles[1]) return segment_first_block_class + 1;
-    if (size <= block_tiles[2]) return segment_first_block_class + 2;
-    return segment_by_device;
+  // A count of the limits below `size`, without branches, in the offsets' width: the census
+  // classifies every segment.
+  template <class Size>
+  __host__ __device__ int class_of(Size size) const {
+    int c = static_cast<int>(size > Size{segment_pass_items}) + static_cast<int>(size > Size{segment_thread_items});
+#pragma unroll
+    for (int b = 0; b < segment_block_classes; ++b) c += static_cast<int>(size > static_cast<Size>(block_tiles[b]));
+    return c;
   }
 };
 
@@ -62,54 +66,87 @@ struct segment_census {
   unsigned long long first_bad;
 };
 
-__device__ __forceinline__ bool segment_bounds_ok(long long begin, long long end, long long n) {
+template <class Offset>
+__device__ __forceinline__ bool segment_bounds_ok(Offset begin, Offset end, Offset n) {
   return begin >= 0 && end >= begin && end <= n;
 }
 
 // The census and the small-segment pass run 256-thread blocks, at least segment_pass_min_blocks of
 // them on each SM (their registers capped to fit, without spills): both are bound by loads in
-// flight. With values the pass holds twice the items, and four blocks fit.
+// flight, which a thread's several segments provide.
 constexpr int segment_pass_threads = 256;
-constexpr int segment_pass_min_blocks = 5;
-constexpr int segment_pass_min_blocks_with_values = 4;
+constexpr int segment_pass_min_blocks = 4;
+
+// The census and the listing pass take segments in tiles: each thread takes Per segments of a
+// tile, a block's width apart, so a warp reads consecutive offsets. The listing pass holds items
+// as well as bounds, so it takes fewer (more would spill).
+constexpr int segment_count_per_thread = 8;
+constexpr int segment_list_per_thread = 4;
+template <int Per>
+constexpr long long segment_pass_tile = static_cast<long long>(segment_pass_threads) * Per;
+
+// The bounds of a thread's segments in the tile that starts at segment `first`: segment
+// first + j * segment_pass_threads + threadIdx.x is [begin[j], end[j]) when it is below
+// `segments` (empty otherwise). A segment's end is the next one's begin, which the next lane
+// loads, so each offset is loaded once (the warp's last lane also loads its segments' ends), and
+// every load is issued before any is used: the passes are bound by loads in flight.
+template <int Per, class Offset>
+__device__ __forceinline__ void load_segment_bounds(const Offset* offsets, long long segments, long long first,
+                                                    Offset (&begin)[Per], Offset (&end)[Per]) {
+  const bool last_lane = lane_id() == 31;
+#pragma unroll
+  for (int j = 0; j < Per; ++j) {
+    const long long s = first + j * segment_pass_threads + threadIdx.x;
+    // offsets holds segments + 1 entries: the lane just past the last segment loads its end.
+    begin[j] = s <= segments ? offsets[s] : Offset{0};
+    end[j] = last_lane && s < segments ? offsets[s + 1] : Offset{0};
+  }
+#pragma unroll
+  for (int j = 0; j < Per; ++j) {
+    const long long s = first + j * segment_pass_threads + threadIdx.x;
+    const Offset next = shuffle_down(begin[j], 1u);
+    if (!last_lane) end[j] = next;
+    if (s >= segments) begin[j] = end[j] = Offset{0};
+  }
+}
 
 // Each thread counts its segments' classes in registers over a grid-stride loop (the grid is what
-// the GPU holds at once, and a thread reads segment_pass_per_thread offsets at a time, a block's
-// width apart, to keep loads in flight); the block sums the counts (shuffles, then one shared
-// slot per warp) and adds each class once. An atomic per segment would serialise on six addresses.
-constexpr int segment_pass_per_thread = 4;
-constexpr long long segment_pass_tile = static_cast<long long>(segment_pass_threads) * segment_pass_per_thread;
-
+// the GPU holds at once); the block sums the counts (shuffles, then one shared slot per warp) and
+// adds each class once. An atomic per segment would serialise on six addresses.
 template <class Offset>
 __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
     segment_count_kernel(const Offset* offsets, long long segments, long long n, segment_class_limits limits,
                          segment_census* census) {
-  constexpr int per = segment_pass_per_thread;
+  constexpr int per = segment_count_per_thread;
+  constexpr long long tile = segment_pass_tile<per>;
   // A thread's own counts fit 32 bits: it sees one segment in (resident threads) of them.
   unsigned counts[segment_classes] = {};
-  for (long long tile = blockIdx.x; tile * segment_pass_tile < segments; tile += gridDim.x) {
-    long long begin[per], end[per];
+  static_assert(segment_classes <= 8 && per < 256, "a tile's counts fit two words of four 8-bit fields");
+  // The loop's bound is the same for the whole block, so every lane reaches the shuffles.
+  for (long long first = blockIdx.x * tile; first < segments; first += static_cast<long long>(gridDim.x) * tile) {
+    Offset begin[per], end[per];
+    load_segment_bounds(offsets, segments, first, begin, end);
+    // The tile's counts, packed (one add per segment instead of one per class), then unpacked.
+    unsigned packed_low = 0, packed_high = 0;
 #pragma unroll
     for (int j = 0; j < per; ++j) {
-      const long long s = tile * segment_pass_tile + j * segment_pass_threads + threadIdx.x;
-      begin[j] = end[j] = -1;
-      if (s < segments) {
-        begin[j] = static_cast<long long>(offsets[s]);
-        end[j] = static_cast<long long>(offsets[s + 1]);
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < per; ++j) {
-      const long long s = tile * segment_pass_tile + j * segment_pass_threads + threadIdx.x;
+      const long long s = first + j * segment_pass_threads + threadIdx.x;
       if (s >= segments) continue;
-      if (!segment_bounds_ok(begin[j], end[j], n)) {
+      // n fits Offset (int32 offsets are refused for larger n before any launch).
+      if (!segment_bounds_ok(begin[j], end[j], static_cast<Offset>(n))) {
         atomicMin(&census->first_bad, static_cast<unsigned long long>(s));
         continue;
       }
-      const int c = limits.class_of(end[j] - begin[j]);
-#pragma unroll
-      for (int k = 0; k < segment_classes; ++k) counts[k] += c == k ? 1 : 0;
+      const int c = limits.class_of(static_cast<Offset>(end[j] - begin[j]));
+      const unsigned one = 1u << (8 * (c & 3));
+      if (c < 4) {
+        packed_low += one;
+      } else {
+        packed_high += one;
+      }
     }
+#pragma unroll
+    for (int k = 0; k < segment_classes; ++k) counts[k] += ((k < 4 ? packed_low : packed_high) >> (8 * (k & 3))) & 0xffu;
   }
   constexpr int warps = segment_pass_threads / 32;
   __shared__ unsigned long long warp_counts[segment_classes][warps];
@@ -221,59 +258,105 @@ __global__ void __launch_bounds__(segment_pass_threads)
   }
 }
 
+// Items the listing pass stages in shared memory per tile: two per segment, within 32 KiB.
+template <std::size_t ItemBytes>
+constexpr int segment_stage_items =
+    static_cast<int>(std::min<std::size_t>(2 * segment_pass_tile<segment_list_per_thread>, 32768 / ItemBytes));
+
 // One pass over the segments. Segments of one or two items (the common tiny case) are sorted on
-// the way, all of a thread's items loaded before any is stored so that each thread keeps several
-// loads in flight; the others are listed: lists[starts.first[c] + i], i < the census's count of
-// class c, in no particular order (each segment is sorted on its own). cursors: one zeroed
-// counter per class, null when no segment is listed. Bounds were checked by the census.
+// the way; the others are listed: lists[starts.first[c] + i], i < the census's count of class c,
+// in no particular order (each segment is sorted on its own). cursors: one zeroed counter per
+// class, null when no segment is listed. Bounds were checked by the census.
+//
+// A tile whose segments hold at most segment_stage_items items in all is staged: the block copies
+// the tile's items into shared memory with coalesced loads (all issued before any is used), each
+// thread orders its two-item segments there, and the block writes the items back coalesced.
+// Items of the listed segments are written back unsorted; the kernels that sort them run later
+// in the stream and overwrite them. Other tiles' one- and two-item segments are sorted by their
+// threads straight from global memory.
 template <class Offset, class Key, class Value, class BitKey>
-__global__ void __launch_bounds__(segment_pass_threads, std::is_same_v<Value, radix_no_values>
-                                                            ? segment_pass_min_blocks
-                                                            : segment_pass_min_blocks_with_values)
+__global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
     segment_small_kernel(const Offset* offsets, long long segments, segment_class_limits limits,
                          segment_list_starts starts, unsigned long long* cursors, segment_range* lists,
                          const segment_sort_args<Key, Value, BitKey> args) {
   static_assert(segment_pass_items == 2, "the pass sorts segments of one and two items");
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
-  constexpr int per = segment_pass_per_thread;
-  // The loop's bound is the same for the whole block, so every lane reaches the ballots below.
-  for (long long tile = blockIdx.x; tile * segment_pass_tile < segments; tile += gridDim.x) {
-    long long begin[per], end[per];
+  constexpr std::size_t value_bytes = has_values ? sizeof(Value) : 0;
+  constexpr int stage_items = segment_stage_items<sizeof(Key) + value_bytes>;
+  constexpr int per = segment_list_per_thread;
+  constexpr long long tile = segment_pass_tile<per>;
+  // Raw storage: key and value types need not be default-constructible in shared memory.
+  __shared__ alignas(16) unsigned char stage_keys_bytes[stage_items * sizeof(Key)];
+  __shared__ alignas(16) unsigned char stage_values_bytes[has_values ? stage_items * value_bytes : 1];
+  Key* stage_keys = reinterpret_cast<Key*>(stage_keys_bytes);
+  Value* stage_values = reinterpret_cast<Value*>(stage_values_bytes);
+  const auto in_order = [&args](const Key& a, const Key& b) {  // false: b goes first (stable)
+    return !(segment_sort_bits(a, args.bit_key, args.passes, args.descending) >
+             segment_sort_bits(b, args.bit_key, args.passes, args.descending));
+  };
+
+  // The loop's bound is the same for the whole block, so every lane reaches the barriers and
+  // ballots below.
+  for (long long first = blockIdx.x * tile; first < segments; first += static_cast<long long>(gridDim.x) * tile) {
+    Offset begin[per], end[per];
+    load_segment_bounds(offsets, segments, first, begin, end);
+    const long long last = first + tile < segments ? first + tile : segments;
+    const long long lo = static_cast<long long>(offsets[first]);
+    const long long items = static_cast<long long>(offsets[last]) - lo;
+    if (items <= stage_items) {
+      // Staged. The barrier at the end keeps the next tile's copy-in off this tile's copy-out.
 #pragma unroll
-    for (int j = 0; j < per; ++j) {
-      const long long s = tile * segment_pass_tile + j * segment_pass_threads + threadIdx.x;
-      begin[j] = end[j] = 0;
-      if (s < segments) {
-        begin[j] = static_cast<long long>(offsets[s]);
-        end[j] = static_cast<long long>(offsets[s + 1]);
+      for (int k = 0; k < (stage_items + segment_pass_threads - 1) / segment_pass_threads; ++k) {
+        const int i = k * segment_pass_threads + static_cast<int>(threadIdx.x);
+        if (i < items) {
+          stage_keys[i] = args.keys_in[lo + i];
+          if constexpr (has_values) stage_values[i] = args.values_in[lo + i];
+        }
       }
-    }
-    Key first[per], second[per];
-    Value first_value[has_values ? per : 1], second_value[has_values ? per : 1];
+      __syncthreads();
 #pragma unroll
-    for (int j = 0; j < per; ++j) {
-      const long long size = end[j] - begin[j];
-      if (size == 1 || size == 2) {
-        first[j] = args.keys_in[begin[j]];
-        if constexpr (has_values) first_value[j] = args.values_in[begin[j]];
-      }
-      if (size == 2) {
-        second[j] = args.keys_in[begin[j] + 1];
-        if constexpr (has_values) second_value[j] = args.values_in[begin[j] + 1];
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < per; ++j) {
-      const long long size = end[j] - begin[j];
-      if (size == 1 || size == 2) {
-        // Two items swap only when the first's bits are strictly greater: stable.
-        const bool swap = size == 2 && segment_sort_bits(first[j], args.bit_key, args.passes, args.descending) >
-                                           segment_sort_bits(second[j], args.bit_key, args.passes, args.descending);
-        args.keys_out[begin[j]] = swap ? second[j] : first[j];
-        if (size == 2) args.keys_out[begin[j] + 1] = swap ? first[j] : second[j];
+      for (int j = 0; j < per; ++j) {
+        if (end[j] - begin[j] != 2) continue;
+        const int i = static_cast<int>(static_cast<long long>(begin[j]) - lo);
+        const Key a = stage_keys[i], b = stage_keys[i + 1];
+        if (in_order(a, b)) continue;
+        stage_keys[i] = b;
+        stage_keys[i + 1] = a;
         if constexpr (has_values) {
-          args.values_out[begin[j]] = swap ? second_value[j] : first_value[j];
-          if (size == 2) args.values_out[begin[j] + 1] = swap ? first_value[j] : second_value[j];
+          const Value v = stage_values[i];
+          stage_values[i] = stage_values[i + 1];
+          stage_values[i + 1] = v;
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int k = 0; k < (stage_items + segment_pass_threads - 1) / segment_pass_threads; ++k) {
+        const int i = k * segment_pass_threads + static_cast<int>(threadIdx.x);
+        if (i < items) {
+          args.keys_out[lo + i] = stage_keys[i];
+          if constexpr (has_values) args.values_out[lo + i] = stage_values[i];
+        }
+      }
+      __syncthreads();
+    } else {
+#pragma unroll
+      for (int j = 0; j < per; ++j) {
+        const auto b = static_cast<long long>(begin[j]), size = static_cast<long long>(end[j]) - b;
+        if (size != 1 && size != 2) continue;
+        const Key key_a = args.keys_in[b];
+        if (size == 1) {
+          args.keys_out[b] = key_a;
+          if constexpr (has_values) args.values_out[b] = args.values_in[b];
+          continue;
+        }
+        const Key key_b = args.keys_in[b + 1];
+        const bool keep = in_order(key_a, key_b);
+        args.keys_out[b] = keep ? key_a : key_b;
+        args.keys_out[b + 1] = keep ? key_b : key_a;
+        if constexpr (has_values) {
+          const Value value_a = args.values_in[b], value_b = args.values_in[b + 1];
+          args.values_out[b] = keep ? value_a : value_b;
+          args.values_out[b + 1] = keep ? value_b : value_a;
         }
       }
     }
@@ -282,7 +365,7 @@ __global__ void __launch_bounds__(segment_pass_threads, std::is_same_v<Value, ra
     const unsigned lanes_below = (1u << lane_id()) - 1u;
 #pragma unroll
     for (int j = 0; j < per; ++j) {
-      const int c = limits.class_of(end[j] - begin[j]);
+      const int c = limits.class_of(static_cast<Offset>(end[j] - begin[j]));
 #pragma unroll
       for (int k = segment_by_pass + 1; k < segment_classes; ++k) {
         const unsigned members = __ballot_sync(full_warp_mask, c == k);
@@ -293,7 +376,7 @@ __global__ void __launch_bounds__(segment_pass_threads, std::is_same_v<Value, ra
         at = shuffle_index(at, leader);
         if (c == k) {
           lists[starts.first[k] + static_cast<long long>(at) + __popc(members & lanes_below)] =
-              segment_range{begin[j], end[j]};
+              segment_range{static_cast<long long>(begin[j]), static_cast<long long>(end[j])};
         }
       }
     }

@@ -41,16 +41,16 @@ struct sort_entry<gpu_arch::sm90> {
     static constexpr int items_per_thread = ItemBytes <= 4 ? 16 : ItemBytes <= 8 ? 12 : ItemBytes <= 16 ? 8 : 6;
   };
 
-  // The segmented sort's block shapes, one block per segment (not measured yet: the one-block
-  // sort's shape for the largest, and 256 threads with 2 and with as many items for the others).
+  // The segmented sort's block shapes, one block per segment, tiles increasing: each segment goes
+  // to the smallest tile that holds it, so a tile is never much more than twice its segment (not
+  // measured yet: the one-block sort's shape for the largest, 256 threads for the others).
   template <std::size_t ItemBytes>
   struct segmented_blocks {
-    static constexpr int large_threads = block_sort<ItemBytes>::block_threads;
-    static constexpr int large_items_per_thread = block_sort<ItemBytes>::items_per_thread;
-    static constexpr int medium_threads = 256;
-    static constexpr int medium_items_per_thread = large_items_per_thread;
-    static constexpr int small_threads = 256;
-    static constexpr int small_items_per_thread = 2;
+    static constexpr int count = 5;
+    static constexpr int large_items = block_sort<ItemBytes>::items_per_thread;  // 16, 12, 8 or 6
+    static constexpr int block_threads[count] = {256, 256, 256, 256, block_sort<ItemBytes>::block_threads};
+    static constexpr int items_per_thread[count] = {2, large_items > 8 ? 4 : 3, large_items > 8 ? 8 : 4,
+                                                    large_items, large_items};
   };
 
   // The histogram pass (every digit of every pass from one read of the keys): 256 x 16.
