@@ -21,6 +21,7 @@
 
 #include <cuda_runtime.h>
 
+#include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/sort/radix_sort_dispatch.cuh"
 #include "scankit/device/sort/segmented_sort_kernels.cuh"
 #include "scankit/device/sort/sort_policy.cuh"
@@ -85,8 +86,6 @@ void launch_segment_blocks(const segment_range* list, unsigned long long count,
   }
 }
 
-inline long long blocks_for(long long items, long long per_block) { return (items + per_block - 1) / per_block; }
-
 // One segment_block_kernel launch per block class, on that class's list.
 template <class Shapes, class Key, class Value, class BitKey, int... B>
 void launch_block_classes(const segment_range* lists, const segment_list_starts& starts, const segment_census& census,
@@ -125,7 +124,7 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
     SCANKIT_CUDA_CHECK(cudaMemsetAsync(&d_census->first_bad, 0xff, sizeof(unsigned long long), stream));
     constexpr auto count_kernel = segment_count_kernel<Offset>;
     launch_kernel("segment_count_kernel (segmented sort)", count_kernel,
-                  segment_grid<count_kernel>(blocks_for(segments, segment_pass_tile<segment_count_per_thread>), device),
+                  segment_grid<count_kernel>(tiles_of<segment_pass_tile<segment_count_per_thread>>(segments), device),
                   segment_pass_threads, stream, offsets, segments, n, limits, d_census);
     SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&census, d_census, sizeof(segment_census), cudaMemcpyDeviceToHost, stream));
     SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -153,7 +152,7 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
   // back, then the block sorts.
   constexpr auto small_kernel = segment_small_kernel<Offset, Key, Value, BitKey>;
   const unsigned small_grid =
-      segment_grid<small_kernel>(blocks_for(segments, segment_pass_tile<segment_list_per_thread>), device);
+      segment_grid<small_kernel>(tiles_of<segment_pass_tile<segment_list_per_thread>>(segments), device);
   if (listed == 0) {
     if (census.counts[segment_by_pass] > 0) {
       launch_kernel("segment_small_kernel (segmented sort)", small_kernel, small_grid, segment_pass_threads, stream,
@@ -161,7 +160,7 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
                     static_cast<segment_range*>(nullptr), args);
     }
   } else {
-    const std::size_t list_bytes = radix_round_up_256(static_cast<std::size_t>(listed) * sizeof(segment_range));
+    const std::size_t list_bytes = round_up_256(static_cast<std::size_t>(listed) * sizeof(segment_range));
     const std::size_t cursor_bytes = segment_classes * sizeof(unsigned long long);
     const detail::workspace_lease lease(ws, 0, list_bytes + cursor_bytes, stream);
     auto* scratch = static_cast<unsigned char*>(lease.view().scratch);
@@ -178,7 +177,7 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
     if (const unsigned long long count = census.counts[segment_by_thread]; count > 0) {
       constexpr auto thread_kernel = segment_thread_kernel<Key, Value, BitKey>;
       launch_kernel("segment_thread_kernel (segmented sort)", thread_kernel,
-                    segment_grid<thread_kernel>(blocks_for(static_cast<long long>(count), segment_pass_threads), device),
+                    segment_grid<thread_kernel>(tiles_of<segment_pass_threads>(static_cast<long long>(count)), device),
                     segment_pass_threads, stream, lists + starts.first[segment_by_thread], count, args);
     }
     launch_block_classes<shapes>(lists, starts, census, args, device, stream,
