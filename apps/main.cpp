@@ -10,6 +10,7 @@
 int run_scan_demo(int argc, char** argv);  // scan_demo.cu
 int run_compact_app(int argc, char** argv);  // compact_app.cpp
 int run_sort_app(int argc, char** argv);     // sort_app.cpp
+int run_topk_app(int argc, char** argv);     // topk_app.cpp
 int run_csr_app(int argc, char** argv);      // csr_app.cpp
 int run_cg_app(int argc, char** argv);       // cg_app.cpp
 int run_spmv_app(int argc, char** argv);     // spmv_app.cpp
@@ -33,6 +34,8 @@ void print_usage(std::ostream& os) {
         "  sort    sort a column of a dataset file (or generated keys) on the GPU with the radix sort,\n"
         "          check it bit for bit against the host reference and report keys/s and the fraction\n"
         "          of a device copy (`scankit sort --help` lists its options)\n"
+        "  topk    the k largest (or smallest) keys of each row of a generated or read matrix on the GPU,\n"
+        "          checked row by row against the host, with keys/s and the read floor (`scankit topk --help`)\n"
         "  csr     read a Matrix Market file or METIS graph (or generate a Poisson matrix or an R-MAT\n"
         "          graph), build its CSR on the GPU, check it against the host and print its statistics\n"
         "          and timings (`scankit csr --help` lists its options)\n"
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
     if (command == "scan") return run_scan_demo(argc - 1, argv + 1);
     if (command == "compact") return run_compact_app(argc - 1, argv + 1);
     if (command == "sort") return run_sort_app(argc - 1, argv + 1);
+    if (command == "topk") return run_topk_app(argc - 1, argv + 1);
     if (command == "csr") return run_csr_app(argc - 1, argv + 1);
     if (command == "cg") return run_cg_app(argc - 1, argv + 1);
     if (command == "spmv") return run_spmv_app(argc - 1, argv + 1);

@@ -18,7 +18,7 @@
 //       many distributions given by offsets (CSR-style), each with its own number of draws; the
 //       CDFs come from the engine's segmented scan (double accumulator).
 //   sample_without_replacement
-//       k distinct items of one distribution, weighted (exponential keys, the toolkit's radix sort).
+//       k distinct items of one distribution, weighted (exponential keys, top-k).
 //   sample_rows_top
 //       a language model's sampler: rows of logits (or probabilities), temperature, top-k and
 //       top-p (nucleus) filtering, then one draw per row.
@@ -230,9 +230,9 @@ void sample_segments(const double* weights, std::int64_t n, const std::int64_t* 
 // (so out[0] is a draw from the whole distribution, out[1] one from the rest, ...). The key is
 // formed with an unbounded exponent (scankit/detail/exponential_key.hpp), so every weight from the
 // smallest denormal to the largest double keeps its key. Slots beyond the number of positive
-// weights get -1; a bad weight makes every slot -1. k > n throws scankit::error. Sorts all n keys
-// (scankit::argsort on uint64 keys): about 20 bytes of temporary device memory per weight, taken
-// stream-ordered.
+// weights get -1; a bad weight makes every slot -1. k > n throws scankit::error. Takes the k
+// smallest keys with scankit::top_k (one read of the keys for k <= 2048; it uses `ws`): 8 bytes of
+// temporary device memory per weight, taken stream-ordered.
 void sample_without_replacement(const float* weights, std::int64_t n, std::int64_t k, std::int32_t* out,
                                 std::uint64_t seed, std::uint64_t offset = 0, cudaStream_t stream = nullptr,
                                 workspace* ws = nullptr);

@@ -4,8 +4,8 @@
 
 #include "scankit/device/sampling/without_replacement.cuh"
 #include "scankit/device/util/launch.cuh"
-#include "scankit/sort.hpp"
 #include "scankit/sampling.hpp"
+#include "scankit/top_k.hpp"
 
 namespace scankit {
 namespace {
@@ -21,19 +21,27 @@ void without_replacement(const T* w, std::int64_t n, std::int64_t k, std::int32_
   if (n > 0 && w == nullptr) throw error(std::string(fn) + ": weights is null with n > 0");
   if (k > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with k > 0");
   if (k == 0) return;
-  const std::size_t keys_bytes = (sizeof(std::uint64_t) * n + 255) / 256 * 256;
-  scankit::detail::workspace_lease storage(nullptr, 0, 2 * keys_bytes + sizeof(std::int32_t) * n, stream);
+  const auto align = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+  const std::size_t keys_bytes = align(sizeof(std::uint64_t) * static_cast<std::size_t>(n));
+  const std::size_t smallest_bytes = align(sizeof(std::uint64_t) * static_cast<std::size_t>(k));
+  const std::size_t taken_bytes = align(sizeof(std::int32_t) * static_cast<std::size_t>(k));
+  // The keys live in storage of their own: `ws` serves the top-k call.
+  scankit::detail::workspace_lease storage(nullptr, 0, keys_bytes + smallest_bytes + taken_bytes + 256, stream);
   char* base = static_cast<char*>(storage.view().scratch);
   auto* keys = reinterpret_cast<std::uint64_t*>(base);
-  auto* sorted = reinterpret_cast<std::uint64_t*>(base + keys_bytes);
-  auto* order = reinterpret_cast<std::int32_t*>(base + 2 * keys_bytes);
+  auto* smallest = reinterpret_cast<std::uint64_t*>(base + keys_bytes);
+  auto* taken = reinterpret_cast<std::int32_t*>(base + keys_bytes + smallest_bytes);
+  auto* any_bad = reinterpret_cast<unsigned int*>(base + keys_bytes + smallest_bytes + taken_bytes);
+  SCANKIT_CUDA_CHECK(cudaMemsetAsync(any_bad, 0, sizeof(unsigned int), stream));
   const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 4096));
   device_detail::launch_kernel("sampling exponential keys", exponential_key_kernel<T>, dim3(grid), dim3(256), stream, w,
-                               n, seed, offset, keys);
-  argsort(keys, sorted, order, n, stream, ws);
+                               n, seed, offset, keys, any_bad);
+  top_k_options smallest_first;
+  smallest_first.largest = false;
+  top_k(keys, 1, n, k, smallest, taken, stream, ws, smallest_first);
   device_detail::launch_kernel("sampling take smallest keys", take_smallest_kernel,
                                dim3(static_cast<unsigned>(std::min<std::int64_t>((k + 255) / 256, 4096))), dim3(256),
-                               stream, sorted, order, n, k, out);
+                               stream, smallest, taken, k, any_bad, out);
 }
 
 }  // namespace
