@@ -25,6 +25,7 @@
 #include "scankit/compact.hpp"
 #include "scankit/lab/scan_lab.hpp"
 #include "scankit/sort.hpp"
+#include "scankit/top_k.hpp"
 #include "scankit/reduce.hpp"
 #include "scankit/reduce_by_key.hpp"
 #include "scankit/sampling.hpp"
@@ -84,6 +85,12 @@ void readme_sort(const float* d_keys_in, float* d_keys_out, const std::uint32_t*
   scankit::sort_keys(d_keys_in, d_keys_out, n, stream, &ws);                 // stable, ascending
   scankit::sort_pairs(d_keys_in, d_keys_out, d_vals_in, d_vals_out, n, stream, &ws);
   scankit::argsort(d_keys_in, static_cast<float*>(nullptr), d_idx, n, stream, &ws);   // int32/int64 indices
+}
+
+// "Top-k".
+void readme_top_k(const float* d_logits, float* d_values, std::int32_t* d_indices, std::int64_t rows, std::int64_t cols,
+                  cudaStream_t stream, scankit::workspace& ws) {
+  scankit::top_k(d_logits, rows, cols, 50, d_values, d_indices, stream, &ws);  // 50 largest per row, in order
 }
 
 // "SpMV".
@@ -313,6 +320,20 @@ void sort_precompiled(const float* d_keys_in, float* d_keys_out, const std::int3
   // result afterwards (the selector flips once per pass).
   scankit::double_buffer<std::uint64_t> keys(d_a, d_b);
   scankit::sort_keys(keys, n, stream);
+}
+
+void sort_top_k(const float* d_logits, const float* d_scores, const float* d_keys, const std::int64_t* d_offsets,
+                const std::int32_t* d_k, float* d_values, std::int64_t* d_indices, std::int64_t n,
+                std::int64_t num_segments, std::int64_t rows, std::int64_t cols, cudaStream_t stream,
+                scankit::workspace& ws) {
+  // d_logits: 256 x 131072 floats; 50 per row, largest first, ties by index.
+  scankit::top_k(d_logits, 256, 131072, 50, d_values, d_indices, stream, &ws);
+  scankit::top_k_segments(d_scores, n, d_offsets, num_segments, 10, d_values, d_indices, stream, &ws);
+
+  scankit::top_k_options options;
+  options.largest = false;        // the k smallest, smallest first
+  options.k_per_row = d_k;        // one k per row (int32, device memory), at most the k passed
+  scankit::select_k(d_keys, rows, cols, 1000, d_values, d_indices, stream, &ws, options);  // any order
 }
 
 // ---------------------------------------------------------------------------------------------
