@@ -115,6 +115,7 @@ using top_k_key_types =
 TYPED_TEST_SUITE(TopKKeys, top_k_key_types);
 
 TYPED_TEST(TopKKeys, ShapesAndPatterns) {
+  SCANKIT_REQUIRE_GPU();
   std::uint64_t seed = 11;
   for (const top_k_case& c : shapes) {
     if (sort_small_sizes_only() && c.rows * c.cols > 100000) continue;
@@ -127,6 +128,7 @@ TYPED_TEST(TopKKeys, ShapesAndPatterns) {
 }
 
 TYPED_TEST(TopKKeys, AscendingRowsSelectEveryRound) {
+  SCANKIT_REQUIRE_GPU();
   // Largest of ascending rows: every item beats the threshold when it arrives.
   top_k_options options;
   check_matrix<TypeParam, std::int64_t>({2, 300000, 1000}, key_pattern::sorted, options, 5);
@@ -135,6 +137,7 @@ TYPED_TEST(TopKKeys, AscendingRowsSelectEveryRound) {
 }
 
 TEST(TopK, AllEqualKeysKeepTheSmallestIndices) {
+  SCANKIT_REQUIRE_GPU();
   top_k_options options;
   for (const top_k_case& c : {top_k_case{3, 5000, 10}, top_k_case{1, 500000, 700}}) {
     check_matrix<float>(c, key_pattern::all_equal, options, 3);
@@ -144,6 +147,7 @@ TEST(TopK, AllEqualKeysKeepTheSmallestIndices) {
 }
 
 TEST(TopK, UnalignedRowsAndOddLengths) {
+  SCANKIT_REQUIRE_GPU();
   top_k_options options;
   for (std::int64_t offset : {1, 2, 3}) {
     check_matrix<float>({5, 9999, 77}, key_pattern::uniform, options, 20 + offset, offset);
@@ -153,6 +157,7 @@ TEST(TopK, UnalignedRowsAndOddLengths) {
 }
 
 TEST(TopK, KAboveTheBlockLimitSortsTheRows) {
+  SCANKIT_REQUIRE_GPU();
   top_k_options options;
   check_matrix<float, std::int64_t>({3, 10000, 3000}, key_pattern::few_distinct, options, 50);
   check_matrix<std::int64_t>({2, 5000, 5000}, key_pattern::uniform, options, 51);  // k = the whole row
@@ -161,6 +166,7 @@ TEST(TopK, KAboveTheBlockLimitSortsTheRows) {
 }
 
 TEST(TopK, NaNsAndZerosFollowTheFloatOrder) {
+  SCANKIT_REQUIRE_GPU();
   std::vector<float> keys = {1.0f, NAN, -0.0f, 0.0f, -NAN, INFINITY, -INFINITY, 2.0f, NAN, -1.0f, 0.0f, -0.0f};
   const std::int64_t cols = static_cast<std::int64_t>(keys.size());
   const device_buffer<float> d_keys(keys);
@@ -182,6 +188,7 @@ TEST(TopK, NaNsAndZerosFollowTheFloatOrder) {
 }
 
 TEST(TopK, PerRowK) {
+  SCANKIT_REQUIRE_GPU();
   const top_k_case c{6, 50000, 300};
   const std::vector<std::int32_t> ks = {0, 1, 300, 299, 1000, -5};
   const std::vector<float> keys = make_keys<float>(static_cast<std::size_t>(c.rows * c.cols), key_pattern::uniform, 60);
@@ -220,17 +227,20 @@ void check_segments(const std::vector<std::int64_t>& sizes, std::int64_t lead, s
 }
 
 TEST(TopKSegments, EmptyRunsAndItemsOutside) {
+  SCANKIT_REQUIRE_GPU();
   check_segments<std::int32_t>({0, 0, 5, 1, 0, 3000, 17, 0, 0}, 7, 9, 20, 70);
   check_segments<std::int64_t>({0, 100000, 0, 2, 64, 0}, 0, 3, 64, 71);
 }
 
 TEST(TopKSegments, OneGiantSegmentAmongSmallOnes) {
+  SCANKIT_REQUIRE_GPU();
   check_segments<std::int64_t>({3, 1 << 20, 5, 0, 40}, 2, 0, 100, 72);
   check_segments<std::int32_t>({1 << 21}, 0, 0, 1000, 73);  // one segment: split over many blocks
   check_segments<std::int64_t>({300, 5000, 10}, 0, 0, 2500, 74);  // the sorting path over segments
 }
 
 TEST(TopK, SelectKGivesTheSameSet) {
+  SCANKIT_REQUIRE_GPU();
   const top_k_case c{4, 200000, 900};
   const std::vector<float> keys = make_keys<float>(static_cast<std::size_t>(c.rows * c.cols), key_pattern::uniform, 80);
   const device_buffer<float> d_keys(keys);
@@ -247,6 +257,7 @@ TEST(TopK, SelectKGivesTheSameSet) {
 }
 
 TEST(TopK, SameBitsOnTwoRunsAndWithAWorkspace) {
+  SCANKIT_REQUIRE_GPU();
   const top_k_case c{2, 1 << 20, 1000};  // few rows: split over blocks, merged in a second launch
   const std::vector<float> keys = make_keys<float>(static_cast<std::size_t>(c.rows * c.cols), key_pattern::few_distinct, 90);
   const device_buffer<float> d_keys(keys);
@@ -260,6 +271,7 @@ TEST(TopK, SameBitsOnTwoRunsAndWithAWorkspace) {
 }
 
 TEST(TopK, BadArgumentsThrowBeforeWriting) {
+  SCANKIT_REQUIRE_GPU();
   device_buffer<float> keys(1000), values(100);
   device_buffer<std::int32_t> indices(100);
   values.poison();
