@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "scankit/device/dispatch/single_pass_setup.cuh"  // round_up_256
 #include "scankit/device/sampling/without_replacement.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/sampling.hpp"
@@ -21,10 +22,9 @@ void without_replacement(const T* w, std::int64_t n, std::int64_t k, std::int32_
   if (n > 0 && w == nullptr) throw error(std::string(fn) + ": weights is null with n > 0");
   if (k > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with k > 0");
   if (k == 0) return;
-  const auto align = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
-  const std::size_t keys_bytes = align(sizeof(std::uint64_t) * static_cast<std::size_t>(n));
-  const std::size_t smallest_bytes = align(sizeof(std::uint64_t) * static_cast<std::size_t>(k));
-  const std::size_t taken_bytes = align(sizeof(std::int32_t) * static_cast<std::size_t>(k));
+  const std::size_t keys_bytes = device_detail::round_up_256(sizeof(std::uint64_t) * static_cast<std::size_t>(n));
+  const std::size_t smallest_bytes = device_detail::round_up_256(sizeof(std::uint64_t) * static_cast<std::size_t>(k));
+  const std::size_t taken_bytes = device_detail::round_up_256(sizeof(std::int32_t) * static_cast<std::size_t>(k));
   // The keys live in storage of their own: `ws` serves the top-k call.
   scankit::detail::workspace_lease storage(nullptr, 0, keys_bytes + smallest_bytes + taken_bytes + 256, stream);
   char* base = static_cast<char*>(storage.view().scratch);

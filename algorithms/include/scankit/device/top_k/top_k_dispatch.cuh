@@ -16,6 +16,7 @@
 
 #include <cuda_runtime.h>
 
+#include "scankit/device/dispatch/single_pass_setup.cuh"  // round_up_256
 #include "scankit/device/top_k/top_k_kernel.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
@@ -40,8 +41,6 @@ struct result_spec {
   bool sorted;
   float_order floats;
 };
-
-constexpr std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 // Blocks per row at each level; the last level has one block per row. Rows are split only when
 // they fill less than half of `blocks_wanted` (the blocks resident at once): a split costs a
@@ -75,14 +74,14 @@ std::size_t split_scratch_bytes(const call_shape& c, const std::vector<std::int6
   std::size_t region[2] = {0, 0};
   for (std::size_t level = 0; level + 1 < slices.size(); ++level) {
     const std::size_t bytes = static_cast<std::size_t>(c.rows * slices[level] * c.k) * sizeof(rank_t<Key>);
-    region[level % 2] = std::max(region[level % 2], align_up(bytes));
+    region[level % 2] = std::max(region[level % 2], round_up_256(bytes));
   }
   return region[0] + region[1];
 }
 
 template <class Key>
 std::size_t sorting_scratch_bytes(const call_shape& c) {
-  return align_up(static_cast<std::size_t>(c.total) * sizeof(Key)) + 4 * align_up(static_cast<std::size_t>(c.total) * 8);
+  return round_up_256(static_cast<std::size_t>(c.total) * sizeof(Key)) + 4 * round_up_256(static_cast<std::size_t>(c.total) * 8);
 }
 
 template <class Key>
@@ -142,11 +141,11 @@ inline dim3 grid_for(std::int64_t items) {
 template <class Key>
 void run_sorting_path(const Key* keys, row_layout layout, const call_shape& c, const result_spec& r,
                       cudaStream_t stream, workspace* ws) {
-  const std::size_t n_bytes = align_up(static_cast<std::size_t>(c.total) * 8);
+  const std::size_t n_bytes = round_up_256(static_cast<std::size_t>(c.total) * 8);
   const detail::workspace_lease lease(ws, 0, sorting_scratch_bytes<Key>(c), stream);
   auto* base = static_cast<unsigned char*>(lease.view().scratch);
   Key* sorted_keys = reinterpret_cast<Key*>(base);
-  base += align_up(static_cast<std::size_t>(c.total) * sizeof(Key));
+  base += round_up_256(static_cast<std::size_t>(c.total) * sizeof(Key));
   auto* positions = reinterpret_cast<std::int64_t*>(base);
   auto* by_key = reinterpret_cast<std::int64_t*>(base + n_bytes);
   auto* row_of = reinterpret_cast<std::int64_t*>(base + 2 * n_bytes);
@@ -188,7 +187,7 @@ void run_top_k(const Key* keys, row_layout layout, const call_shape& c, const re
   Rank* regions[2] = {static_cast<Rank*>(lease.view().scratch), nullptr};
   if (slices.size() > 1) {
     regions[1] = reinterpret_cast<Rank*>(static_cast<unsigned char*>(lease.view().scratch) +
-                                         align_up(static_cast<std::size_t>(c.rows * slices[0] * c.k) * sizeof(Rank)));
+                                         round_up_256(static_cast<std::size_t>(c.rows * slices[0] * c.k) * sizeof(Rank)));
   }
 
   pass_args<Key> a{};
