@@ -1,5 +1,6 @@
 // `scankit sort`: sorts one column of a dataset file (or generated keys) on the GPU with the radix
-// sort, checks the result bit for bit against the host reference and reports keys/s next to a
+// sort, or each segment of it on its own (--segments: CSR offsets) with the segmented sort, checks
+// the result bit for bit against the host reference and reports keys/s next to a
 // device-to-device copy of the same bytes. Without a CUDA device the host reference runs alone,
 // with a notice. Plain C++ (g++): it uses only the precompiled host API; options are parsed by CLI11.
 //
@@ -7,6 +8,7 @@
 //   scankit sort --n 1000000 --type u64 --descending --strategy reduce_then_scan
 //   scankit sort --input readings.csv --column temperature_c --argsort --output sorted.csv
 //   scankit sort --input keys.bin --type i64 --begin-bit 0 --end-bit 32
+//   scankit sort --input scores.csv --column score --segments groups.txt --descending
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -26,6 +28,7 @@
 #include <cuda_runtime_api.h>
 
 #include "scankit/error.hpp"
+#include "scankit/segmented_sort.hpp"
 #include "scankit/sort.hpp"
 #include "scankit/reference/sort_reference.hpp"
 #include "scankit/scan.hpp"  // cuda_device_available
@@ -33,7 +36,7 @@
 namespace {
 
 struct app_options {
-  std::string input, format, column, type, output;  // empty: the defaults described in --help
+  std::string input, format, column, type, output, segments;  // empty: the defaults described in --help
   std::string strategy = "automatic";
   bool descending = false, argsort = false;
   int begin_bit = 0, end_bit = -1;
@@ -71,6 +74,10 @@ int parse(int argc, char** argv, app_options& o) {
   app.add_option("--strategy", o.strategy, "onesweep (default) or reduce_then_scan")
       ->check(CLI::IsMember({"automatic", "onesweep", "reduce_then_scan"}));
   app.add_flag("--argsort", o.argsort, "compute the sorting permutation too (int64 indices)");
+  app.add_option("--segments", o.segments,
+                 "sort each segment on its own: a file of CSR offsets (num_segments + 1 integers, text with one\n"
+                 "or more per line, or int64 binary for a .bin name); items outside every segment stay in place")
+      ->check(CLI::ExistingFile);
   app.add_option("--output", o.output, "write the sorted column there, in the input's format");
   app.add_option("--n", o.n, "number of generated keys without --input (default 2^24)")
       ->check(CLI::NonNegativeNumber)->excludes(input);
@@ -183,6 +190,43 @@ key_column<T> load_bin(const std::string& path) {
   return d;
 }
 
+// CSR offsets of segments over n keys: num_segments + 1 integers, non-decreasing, in [0, n]. Text:
+// integers separated by whitespace or commas, lines starting with '#' skipped; .bin: int64.
+std::vector<std::int64_t> load_offsets(const std::string& path, std::int64_t n) {
+  std::vector<std::int64_t> offsets;
+  if (ends_with(path, ".bin")) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) fail("cannot open " + path);
+    const auto bytes = static_cast<std::size_t>(in.tellg());
+    if (bytes % sizeof(std::int64_t) != 0) fail(path + " is not a whole number of int64 offsets");
+    offsets.resize(bytes / sizeof(std::int64_t));
+    in.seekg(0);
+    if (!in.read(reinterpret_cast<char*>(offsets.data()), static_cast<std::streamsize>(bytes))) {
+      fail("reading " + path + " failed");
+    }
+  } else {
+    std::ifstream in(path);
+    if (!in) fail("cannot open " + path);
+    std::string line;
+    for (std::int64_t number = 1; std::getline(in, line); ++number) {
+      if (trim(line).empty() || trim(line)[0] == '#') continue;
+      std::replace(line.begin(), line.end(), ',', ' ');
+      std::istringstream fields(line);
+      std::string field;
+      while (fields >> field) offsets.push_back(parse_key<std::int64_t>(field, path + ":" + std::to_string(number)));
+    }
+  }
+  if (offsets.empty()) fail(path + " holds no offsets (num_segments + 1 of them, the first one 0 or more)");
+  for (std::size_t s = 0; s < offsets.size(); ++s) {
+    const bool below = s > 0 && offsets[s] < offsets[s - 1];
+    if (offsets[s] < 0 || offsets[s] > n || below) {
+      fail(path + ": offset " + std::to_string(s) + " = " + std::to_string(offsets[s]) +
+           (below ? " is below the one before it" : " is outside [0, " + std::to_string(n) + "] (the keys' count)"));
+    }
+  }
+  return offsets;
+}
+
 // splitmix64: the same keys on every platform for a seed (std:: distributions are not portable).
 template <class T>
 key_column<T> generate(std::int64_t n, std::uint64_t seed) {
@@ -269,25 +313,55 @@ struct gpu_result {
   double sort_ms = 0, copy_ms = 0;
 };
 
+// offsets empty: one sort of all keys; else the segmented sort of those segments. The output starts
+// as a copy of the keys (indices as -1), which items outside every segment keep.
 template <class T>
-gpu_result<T> gpu_sort(const std::vector<T>& keys, const scankit::sort_options& options, bool argsort, int repeat) {
+gpu_result<T> gpu_sort(const std::vector<T>& keys, const std::vector<std::int64_t>& offsets,
+                       const scankit::sort_options& options, bool argsort, int repeat) {
   const auto n = static_cast<std::int64_t>(keys.size());
   const std::size_t bytes = keys.size() * sizeof(T);
   timer t;
   device_buffer in(bytes), out(bytes), indices(argsort ? keys.size() * sizeof(std::int64_t) : 0);
+  device_buffer positions(argsort && !offsets.empty() ? keys.size() * sizeof(std::int64_t) : 0);
+  device_buffer d_offsets_memory(offsets.size() * sizeof(std::int64_t));
   scankit::workspace ws;  // grown by the warm-up call, reused by the timed ones; freed before the stream goes
   auto* d_in = static_cast<T*>(in.ptr);
   auto* d_out = static_cast<T*>(out.ptr);
   auto* d_indices = static_cast<std::int64_t*>(indices.ptr);
+  auto* d_positions = static_cast<std::int64_t*>(positions.ptr);
+  auto* d_offsets = static_cast<std::int64_t*>(d_offsets_memory.ptr);
+  const auto segments = static_cast<std::int64_t>(offsets.size()) - 1;
   check(cudaMemcpy(d_in, keys.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  check(cudaMemcpy(d_out, keys.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  if (!offsets.empty()) {
+    check(cudaMemcpy(d_offsets, offsets.data(), offsets.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice),
+          "cudaMemcpy");
+    if (argsort) {  // the values that the segmented sort permutes: each key's position
+      std::vector<std::int64_t> iota(keys.size());
+      for (std::size_t i = 0; i < iota.size(); ++i) iota[i] = static_cast<std::int64_t>(i);
+      check(cudaMemcpy(d_positions, iota.data(), bytes / sizeof(T) * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
+      check(cudaMemset(d_indices, 0xff, keys.size() * sizeof(std::int64_t)), "cudaMemset");
+    }
+  }
 
   gpu_result<T> r;
   // The copy reference reads and writes the same key bytes as one sorting pass would.
   r.copy_ms = t.median_ms(repeat, [&] {
     check(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, t.stream), "cudaMemcpyAsync");
   });
+  // The copy above overwrote the output: put the keys back for the items outside every segment.
+  check(cudaMemcpy(d_out, keys.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
   r.sort_ms = t.median_ms(repeat, [&] {
-    if (argsort) {
+    if (!offsets.empty()) {
+      if constexpr (std::is_same_v<T, std::uint64_t>) {
+        fail("--segments sorts u32, i32, i64, f32 and f64 keys (u64: not precompiled)");
+      } else if (argsort) {
+        scankit::segmented_sort_pairs(d_in, d_out, d_positions, d_indices, n, d_offsets, segments, t.stream, &ws,
+                                      options);
+      } else {
+        scankit::segmented_sort_keys(d_in, d_out, n, d_offsets, segments, t.stream, &ws, options);
+      }
+    } else if (argsort) {
       scankit::argsort(d_in, d_out, d_indices, n, t.stream, &ws, options);
     } else {
       scankit::sort_keys(d_in, d_out, n, t.stream, &ws, options);
@@ -331,27 +405,48 @@ int run_typed(const app_options& o, const std::string& type, const std::string& 
   const key_column<T> d = o.input.empty() ? generate<T>(o.n, o.seed)
                           : format == "bin" ? load_bin<T>(o.input) : load_csv<T>(o.input, o.column);
   const auto n = static_cast<std::int64_t>(d.keys.size());
+  const std::vector<std::int64_t> offsets = o.segments.empty() ? std::vector<std::int64_t>{} : load_offsets(o.segments, n);
   const std::string source = o.input.empty() ? "generated (seed " + std::to_string(o.seed) + ")"
                                              : o.input + " (" + format + ")";
   std::cout << "input: " << source << ", " << n << " " << type << " keys"
             << (format == "csv" ? ", column '" + d.name + "'" : "") << "\nsort: "
             << (o.descending ? "descending" : "ascending") << ", bits [" << o.begin_bit << ", " << end_bit << ")"
             << (o.argsort ? ", with the permutation (int64)" : "") << "\n";
+  if (!offsets.empty()) {
+    std::cout << "segments: " << offsets.size() - 1 << " from " << o.segments << ", each sorted on its own\n";
+  }
 
   // The host reference: always (the oracle, and the result without a GPU).
   const bool gpu = scankit::cuda_device_available();
   if (!gpu) std::cout << "notice: no CUDA device found: running the host reference only (no GPU timing)\n";
   const auto host_start = std::chrono::steady_clock::now();
-  const std::vector<std::int64_t> order = scankit::reference::argsort(d.keys, options);
-  const std::vector<T> expected = scankit::reference::permute(d.keys, order);
+  std::vector<std::int64_t> order;
+  std::vector<T> expected;
+  if (offsets.empty()) {
+    order = scankit::reference::argsort(d.keys, options);
+    expected = scankit::reference::permute(d.keys, order);
+  } else {  // each segment on its own; items outside every segment stay (their index -1)
+    order.assign(d.keys.size(), -1);
+    expected = d.keys;
+    for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+      const std::vector<T> segment(d.keys.begin() + offsets[s], d.keys.begin() + offsets[s + 1]);
+      const std::vector<std::int64_t> within = scankit::reference::argsort(segment, options);
+      for (std::size_t i = 0; i < within.size(); ++i) {
+        order[static_cast<std::size_t>(offsets[s]) + i] = offsets[s] + within[i];
+        expected[static_cast<std::size_t>(offsets[s]) + i] = segment[static_cast<std::size_t>(within[i])];
+      }
+    }
+  }
   const std::chrono::duration<double, std::milli> host_ms = std::chrono::steady_clock::now() - host_start;
   std::cout << "host reference: " << host_ms.count() << " ms\n";
 
   std::vector<T> sorted = expected;
   if (gpu) {
-    const gpu_result<T> g = gpu_sort(d.keys, options, o.argsort, o.repeat);
+    const gpu_result<T> g = gpu_sort(d.keys, offsets, options, o.argsort, o.repeat);
     const bool resolved = options.strategy == scankit::sort_strategy::automatic;
-    std::cout << "GPU (" << scankit::to_string(resolved ? scankit::sort_strategy::onesweep : options.strategy)
+    std::cout << "GPU ("
+              << (offsets.empty() ? scankit::to_string(resolved ? scankit::sort_strategy::onesweep : options.strategy)
+                                  : std::string("segmented sort"))
               << "): n " << n << ", " << g.sort_ms << " ms (median of " << o.repeat << "), "
               << (g.sort_ms > 0 ? static_cast<double>(n) / g.sort_ms * 1e-6 : 0.0) << " Gkeys/s\n"
               << "copy of the keys (device to device, " << n * static_cast<std::int64_t>(sizeof(T))
@@ -385,7 +480,10 @@ int run_sort_app(int argc, char** argv) {
   const std::string type = !o.type.empty() ? o.type : (format == "csv" ? "f64" : "f32");
   if (type == "u32") return run_typed<std::uint32_t>(o, type, format);
   if (type == "i32") return run_typed<std::int32_t>(o, type, format);
-  if (type == "u64") return run_typed<std::uint64_t>(o, type, format);
+  if (type == "u64") {
+    if (!o.segments.empty()) fail("--segments sorts u32, i32, i64, f32 and f64 keys (u64: not precompiled)");
+    return run_typed<std::uint64_t>(o, type, format);
+  }
   if (type == "i64") return run_typed<std::int64_t>(o, type, format);
   if (type == "f32") return run_typed<float>(o, type, format);
   return run_typed<double>(o, type, format);

@@ -1,5 +1,6 @@
-// `scankit sort` on the host: help, bad command lines, a CSV column sorted and written back, the
-// generated run without a GPU.
+// `scankit sort` on the host: help, bad command lines, a CSV column sorted and written back, each
+// segment of a column sorted on its own (--segments) with the permutation, bad offsets files, the
+// generated run without a GPU. With a CUDA device the same runs check the GPU against the host.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -60,6 +61,43 @@ TEST(SortApp, SortsACsvColumnAndWritesIt) {
   const std::string text = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(status, 0) << text;
   EXPECT_EQ(read_text(out), "value\nnan\n3.5\n2\n-1\n");  // an empty field is NaN: above +inf
+}
+
+TEST(SortApp, SortsEachSegmentOnItsOwn) {
+  temp_dir dir;
+  const std::string in = (dir.path() / "scores.csv").string(), out = (dir.path() / "sorted.csv").string();
+  const std::string offsets = (dir.path() / "groups.txt").string();
+  std::ofstream(in) << "score\n9\n5\n7\n1\n8\n3\n3\n2\n";
+  // Item 0 is outside every segment; [1, 4), an empty one, [4, 4)... then [4, 8).
+  std::ofstream(offsets) << "# CSR offsets\n1, 4\n4\n8\n";
+  ::testing::internal::CaptureStdout();
+  const int status = run({"--input", in, "--type", "i32", "--segments", offsets, "--argsort", "--output", out,
+                          "--repeat", "1"});
+  const std::string text = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(status, 0) << text;
+  EXPECT_NE(text.find("segments: 3"), std::string::npos) << text;
+  EXPECT_EQ(read_text(out), "score\n9\n1\n5\n7\n2\n3\n3\n8\n");
+}
+
+TEST(SortApp, BadOffsetsFilesThrowScankitError) {
+  temp_dir dir;
+  const std::string in = (dir.path() / "keys.csv").string();
+  std::ofstream(in) << "k\n4\n3\n2\n1\n";
+  const auto file = [&](const std::string& name, const std::string& text) {
+    const std::string path = (dir.path() / name).string();
+    std::ofstream(path) << text;
+    return path;
+  };
+  for (const std::string& bad : {file("empty.txt", "# none\n"), file("down.txt", "0 3 2 4\n"),
+                                 file("past.txt", "0 5\n"), file("negative.txt", "-1 4\n"),
+                                 file("word.txt", "0 two 4\n"), file("odd.bin", "abc")}) {
+    ::testing::internal::CaptureStdout();
+    EXPECT_THROW(run({"--input", in, "--type", "f32", "--segments", bad}), scankit::error) << bad;
+    (void)::testing::internal::GetCapturedStdout();
+  }
+  ::testing::internal::CaptureStdout();
+  EXPECT_THROW(run({"--input", in, "--type", "u64", "--segments", file("ok.txt", "0 4\n")}), scankit::error);
+  (void)::testing::internal::GetCapturedStdout();
 }
 
 TEST(SortApp, WithoutAGpuRunsTheHostReferenceAndSucceeds) {

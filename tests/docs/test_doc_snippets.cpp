@@ -10,7 +10,6 @@
 //   README.md "Templates for any trivially copyable type ..." (scankit/device/scan.cuh)
 //   docs/segments.md, the second snippet (scankit/device/segmented_scan.cuh and the others it names)
 //   docs/sort.md, the second snippet (scankit::device::sort_pairs with a bit-key functor)
-//   docs/sort.md, the segmented sort's snippet (scankit/device/segmented_sort.cuh)
 // The distributed snippets (README.md, docs/distributed.md) compile where the scankit_distributed
 // library was built (NCCL found): SCANKIT_DOC_SNIPPETS_DISTRIBUTED.
 #include <gtest/gtest.h>
@@ -24,6 +23,7 @@
 
 #include "scankit/compact.hpp"
 #include "scankit/lab/scan_lab.hpp"
+#include "scankit/segmented_sort.hpp"
 #include "scankit/sort.hpp"
 #include "scankit/top_k.hpp"
 #include "scankit/reduce.hpp"
@@ -320,6 +320,21 @@ void sort_precompiled(const float* d_keys_in, float* d_keys_out, const std::int3
   // result afterwards (the selector flips once per pass).
   scankit::double_buffer<std::uint64_t> keys(d_a, d_b);
   scankit::sort_keys(keys, n, stream);
+}
+
+void sort_segmented(float* d_keys, float* d_sorted, const std::int32_t* d_values,
+                    std::int32_t* d_values_sorted, float* d_spare, std::int64_t n,
+                    const std::int64_t* d_offsets, std::int64_t num_segments, const scankit::sort_options& options,
+                    cudaStream_t stream, scankit::workspace& ws) {
+  scankit::segmented_sort_keys(d_keys, d_sorted, n, d_offsets, num_segments, stream, &ws);
+  scankit::segmented_sort_pairs(d_keys, d_sorted, d_values, d_values_sorted, n, d_offsets,
+                                num_segments, stream, &ws, options);
+
+  // In the caller's two buffers: no O(n) workspace; current() holds the result.
+  scankit::double_buffer<float> keys(d_keys, d_spare);
+  scankit::segmented_sort_keys(keys, n, d_offsets, num_segments, stream, &ws);
+  float* d_result = keys.current();
+  (void)d_result;
 }
 
 void sort_top_k(const float* d_logits, const float* d_scores, const float* d_keys, const std::int64_t* d_offsets,

@@ -6,9 +6,11 @@
 //   2. small      segment_small_kernel sorts the segments of one and two items and lists the
 //                 others by class; the device-wide class's ranges are read back
 //   3. the rest   segment_thread_kernel on the thread class's list, one segment_block_kernel
-//                 launch per block class, then the device-wide radix sort once per segment above
-//                 the largest block tile (few: each has more items than one block holds)
-// Items outside every segment are not written.
+//                 launch per block class, then the caller's device-wide sort once per segment
+//                 above the largest block tile (few: each has more items than one block holds)
+// Items outside every segment are not written. Every kernel reads a segment before it writes it,
+// so keys_out may be keys_in (values likewise): the two-buffer form sorts in place when the
+// device-wide sorts end in the current buffers.
 #pragma once
 
 #include <algorithm>
@@ -63,6 +65,7 @@ struct segmented_sort_shapes {
   static constexpr segment_class_limits limits = segment_limits_of<entry>();
 };
 
+// keys_out may equal keys_in (and values_out values_in): see the top of this file.
 template <class Key, class Value, class BitKey>
 struct segmented_sort_call {
   const Key* keys_in;
@@ -70,6 +73,14 @@ struct segmented_sort_call {
   const Value* values_in;  // null: keys only
   Value* values_out;
 };
+
+// Device memory the segmented sort takes for itself (the census, then the lists of segments), at
+// most, for num_segments segments; the device-wide sorts of large segments take theirs after.
+inline std::size_t segmented_sort_own_bytes(long long num_segments) {
+  const std::size_t lists = round_up_256(static_cast<std::size_t>(num_segments) * sizeof(segment_range)) +
+                            segment_classes * sizeof(unsigned long long);
+  return workspace::bytes_needed(0, std::max(lists, sizeof(segment_census)));
+}
 
 template <class Policy, class Key, class Value, class BitKey>
 void launch_segment_blocks(const segment_range* list, unsigned long long count,
@@ -104,10 +115,12 @@ unsigned segment_grid(long long units, int device) {
       std::max<long long>(1, std::min<long long>(units, resident_blocks<Kernel, segment_pass_threads>(device))));
 }
 
-template <class Policy, class Key, class Value, class Offset, class BitKey>
+// sort_large(range, bit_key, passes, descending) sorts one segment above the block tiles with a
+// device-wide sort, from call.keys_in to call.keys_out (values likewise), on `stream` with `ws`.
+template <class Key, class Value, class Offset, class BitKey, class SortLarge>
 void run_segmented_sort(const char* function, const segmented_sort_call<Key, Value, BitKey>& call, long long n,
                         const Offset* offsets, long long segments, int begin_bit, int end_bit, bool descending,
-                        const BitKey& bit_key, cudaStream_t stream, workspace* ws) {
+                        const BitKey& bit_key, cudaStream_t stream, workspace* ws, SortLarge&& sort_large) {
   if (segments == 0) return;
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
   using shapes = segmented_sort_shapes<sizeof(Key) + (has_values ? sizeof(Value) : 0)>;
@@ -185,14 +198,7 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
   }
 
   // The lists' storage went back to ws (stream-ordered) above; each device-wide sort takes it again.
-  for (const segment_range& r : device_ranges) {
-    radix_sort_call<Policy, Key, Value, BitKey> sub{call.keys_in + r.begin, call.keys_out + r.begin, nullptr, nullptr};
-    if constexpr (has_values) {
-      sub.values_in = call.values_in + r.begin;
-      sub.values_out = call.values_out + r.begin;
-    }
-    run_radix_sort(sub, r.end - r.begin, begin_bit, end_bit, descending, false, bit_key, stream, ws);
-  }
+  for (const segment_range& r : device_ranges) sort_large(r, bit_key, args.passes, descending);
 }
 
 }  // namespace scankit::device_detail

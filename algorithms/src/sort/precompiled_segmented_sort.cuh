@@ -1,0 +1,151 @@
+// The precompiled segmented sort overloads (scankit/segmented_sort.hpp) on top of the template
+// API. One translation unit per key type (segmented_sort_<type>.cu); values move as raw words of
+// their size, so value types of one size share kernels. Segments above a block's tile go to the
+// precompiled device-wide sort (scankit/sort.hpp), whose kernels the sort's own units hold: these
+// units compile only the segment kernels.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "precompiled_sort.cuh"
+#include "scankit/device/segmented_sort.cuh"
+#include "scankit/segmented_sort.hpp"
+
+namespace scankit::precompiled {
+
+template <class V>
+struct segment_values {
+  using type = raw_t<V>;
+};
+template <>
+struct segment_values<void> {
+  using type = device_detail::radix_no_values;
+};
+template <class V>
+using segment_values_t = typename segment_values<V>::type;
+
+// One large segment, sorted by the precompiled sort with the call's options.
+template <class K, class V>
+struct precompiled_segment_sort {
+  cudaStream_t stream;
+  workspace* ws;
+  sort_options options;
+  template <class BitKey>
+  void operator()(const device_detail::segmented_sort_arrays<K, segment_values_t<V>>& a, long long n, const BitKey&,
+                  const device_detail::radix_passes&, bool) const {
+    if constexpr (std::is_void_v<V>) {
+      if (a.double_buffered) {
+        double_buffer<K> keys(const_cast<K*>(a.keys_in), a.keys_out);
+        scankit::sort_keys(keys, n, stream, ws, options);
+      } else {
+        scankit::sort_keys(a.keys_in, a.keys_out, n, stream, ws, options);
+      }
+    } else {
+      if (a.double_buffered) {
+        double_buffer<K> keys(const_cast<K*>(a.keys_in), a.keys_out);
+        double_buffer<raw_t<V>> values(const_cast<raw_t<V>*>(a.values_in), a.values_out);
+        scankit::sort_pairs(keys, values, n, stream, ws, options);
+      } else {
+        scankit::sort_pairs(a.keys_in, a.keys_out, a.values_in, a.values_out, n, stream, ws, options);
+      }
+    }
+  }
+};
+
+// V = void: keys only. Returns whether the result is in the alternate buffers.
+template <class K, class V, class O>
+bool segmented_sort(const char* function, const device_detail::segmented_sort_arrays<K, segment_values_t<V>>& arrays,
+                    std::int64_t n, const O* offsets, std::int64_t num_segments, cudaStream_t stream, workspace* ws,
+                    const sort_options& options) {
+  detail::check_sort_count(function, n);
+  device_detail::check_segments(function, n, offsets, num_segments);
+  const char* names[4] = {"keys_in", "keys_out", "values_in", "values_out"};
+  if (arrays.double_buffered) {
+    names[0] = "keys.current()", names[1] = "keys.alternate()", names[2] = "values.current()";
+    names[3] = "values.alternate()";
+  }
+  if constexpr (std::is_void_v<V>) {
+    detail::check_sort_arrays(function, n, {device_detail::sort_array(names[0], arrays.keys_in, n, sizeof(K)),
+                                            device_detail::sort_array(names[1], arrays.keys_out, n, sizeof(K))});
+  } else {
+    detail::check_sort_arrays(function, n, {device_detail::sort_array(names[0], arrays.keys_in, n, sizeof(K)),
+                                            device_detail::sort_array(names[1], arrays.keys_out, n, sizeof(K)),
+                                            device_detail::sort_array(names[2], arrays.values_in, n, sizeof(V)),
+                                            device_detail::sort_array(names[3], arrays.values_out, n, sizeof(V))});
+  }
+  sort_options large = options;
+  large.strategy = sort_strategy::onesweep;
+  return device_detail::run_segmented_sort_call<policy_for<K, V>>(function, arrays, n, offsets, num_segments, stream, ws,
+                                                                  options, default_bit_key<K>{},
+                                                                  precompiled_segment_sort<K, V>{stream, ws, large});
+}
+
+}  // namespace scankit::precompiled
+
+#define SCANKIT_DEFINE_SEGMENTED_SORT_KEYS(K, O)                                                                    \
+  void segmented_sort_keys(const K* keys_in, K* keys_out, std::int64_t n, const O* offsets,                        \
+                           std::int64_t num_segments, cudaStream_t stream, workspace* ws, const sort_options& options) { \
+    using namespace precompiled;                                                                                   \
+    segmented_sort<K, void>("scankit::segmented_sort_keys", {keys_in, keys_out, nullptr, nullptr}, n, offsets,     \
+                            num_segments, stream, ws, options);                                                    \
+  }                                                                                                                \
+  void segmented_sort_keys(double_buffer<K>& keys, std::int64_t n, const O* offsets, std::int64_t num_segments,    \
+                           cudaStream_t stream, workspace* ws, const sort_options& options) {                      \
+    using namespace precompiled;                                                                                   \
+    if (segmented_sort<K, void>("scankit::segmented_sort_keys (double buffer)",                                    \
+                                {keys.current(), keys.alternate(), nullptr, nullptr, true}, n, offsets,            \
+                                num_segments, stream, ws, options)) {                                              \
+      keys.flip();                                                                                                 \
+    }                                                                                                              \
+  }
+
+#define SCANKIT_DEFINE_SEGMENTED_SORT_PAIRS(K, V, O)                                                               \
+  void segmented_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n,       \
+                            const O* offsets, std::int64_t num_segments, cudaStream_t stream, workspace* ws,        \
+                            const sort_options& options) {                                                        \
+    using namespace precompiled;                                                                                   \
+    segmented_sort<K, V>("scankit::segmented_sort_pairs", {keys_in, keys_out, raw(values_in), raw(values_out)}, n, \
+                         offsets, num_segments, stream, ws, options);                                             \
+  }                                                                                                                \
+  void segmented_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int64_t n, const O* offsets,     \
+                            std::int64_t num_segments, cudaStream_t stream, workspace* ws,                        \
+                            const sort_options& options) {                                                        \
+    using namespace precompiled;                                                                                   \
+    if (segmented_sort<K, V>("scankit::segmented_sort_pairs (double buffer)",                                      \
+                             {keys.current(), keys.alternate(), raw(values.current()), raw(values.alternate()),    \
+                              true},                                                                               \
+                             n, offsets, num_segments, stream, ws, options)) {                                     \
+      keys.flip();                                                                                                 \
+      values.flip();                                                                                               \
+    }                                                                                                              \
+  }
+
+#define SCANKIT_DEFINE_SEGMENTED_SORT_WITH_VALUE(K, V)                                                             \
+  SCANKIT_DEFINE_SEGMENTED_SORT_PAIRS(K, V, std::int32_t)                                                          \
+  SCANKIT_DEFINE_SEGMENTED_SORT_PAIRS(K, V, std::int64_t)                                                          \
+  std::size_t segmented_sort_pairs_workspace_bytes(const K* keys_in, const V* values_in, std::int64_t n,            \
+                                                   std::int64_t num_segments, bool double_buffered,               \
+                                                   const sort_options& options) {                                 \
+    return device_detail::segmented_sort_bytes(n, num_segments, [&](std::int64_t items) {                          \
+      return double_buffered ? sort_pairs_workspace_bytes(double_buffer<K>(), double_buffer<V>(), items, options)   \
+                             : sort_pairs_workspace_bytes(keys_in, values_in, items, options);                     \
+    });                                                                                                            \
+  }
+
+#define SCANKIT_DEFINE_SEGMENTED_SORT_FOR_KEY(K)                                                                    \
+  SCANKIT_DEFINE_SEGMENTED_SORT_KEYS(K, std::int32_t)                                                               \
+  SCANKIT_DEFINE_SEGMENTED_SORT_KEYS(K, std::int64_t)                                                               \
+  std::size_t segmented_sort_keys_workspace_bytes(const K* keys_in, std::int64_t n, std::int64_t num_segments,      \
+                                                  bool double_buffered, const sort_options& options) {             \
+    return device_detail::segmented_sort_bytes(n, num_segments, [&](std::int64_t items) {                           \
+      return double_buffered ? sort_keys_workspace_bytes(double_buffer<K>(), items, options)                        \
+                             : sort_keys_workspace_bytes(keys_in, items, options);                                  \
+    });                                                                                                             \
+  }                                                                                                                 \
+  SCANKIT_DEFINE_SEGMENTED_SORT_WITH_VALUE(K, std::int32_t)                                                         \
+  SCANKIT_DEFINE_SEGMENTED_SORT_WITH_VALUE(K, std::uint32_t)                                                        \
+  SCANKIT_DEFINE_SEGMENTED_SORT_WITH_VALUE(K, float)                                                                \
+  SCANKIT_DEFINE_SEGMENTED_SORT_WITH_VALUE(K, std::int64_t)                                                         \
+  SCANKIT_DEFINE_SEGMENTED_SORT_WITH_VALUE(K, std::uint64_t)                                                        \
+  SCANKIT_DEFINE_SEGMENTED_SORT_WITH_VALUE(K, double)

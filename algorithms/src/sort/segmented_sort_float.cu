@@ -1,0 +1,4 @@
+// Precompiled segmented sorts of float keys.
+#include "precompiled_segmented_sort.cuh"
+
+namespace scankit { SCANKIT_DEFINE_SEGMENTED_SORT_FOR_KEY(float) }
