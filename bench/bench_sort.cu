@@ -12,8 +12,9 @@
 // Rows:
 //   copy                      cudaMemcpyAsync D2D of the keys and values (the floor of one pass)
 //   cub                       cub::DeviceRadixSort::SortKeys / SortPairs (out of place)
-//   scankit_onesweep          scankit::sort_keys / sort_pairs / argsort (the default strategy)
+//   scankit_onesweep          scankit::sort_keys / sort_pairs / argsort with the onesweep strategy
 //   scankit_reduce_then_scan  the same with the reduce-then-scan strategy
+//   scankit_automatic         u8, u16: the automatic strategy (the default), a counting sort
 //   scankit_total_order       f32: float_order::total (the default; every other row sorts floats
 //                             by raw bits, CUB's order)
 //   shape_multi_block         small sizes: the tuned shape without the one-block path
@@ -222,6 +223,7 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
   } else {
     scankit::sort_options options;
     options.strategy = row == "scankit_reduce_then_scan" ? scankit::sort_strategy::reduce_then_scan
+                       : row == "scankit_automatic"      ? scankit::sort_strategy::automatic
                                                          : scankit::sort_strategy::onesweep;
     // CUB's order, so the outputs compare; scankit_total_order: the default order (the same result
     // on keys without NaNs or -0.0).
@@ -297,8 +299,8 @@ void register_all() {
   add_workload<std::uint32_t, std::uint32_t>("u32_u32", big, keys_kind::uniform);
   add_workload<std::uint64_t, void>("u64", big, keys_kind::uniform, false, no_prefetch);
   add_workload<std::uint64_t, std::uint64_t>("u64_u64", big, keys_kind::uniform);
-  add_workload<std::uint8_t, void>("u8", big, keys_kind::uniform);
-  add_workload<std::uint16_t, void>("u16", big, keys_kind::uniform);
+  add_workload<std::uint8_t, void>("u8", big, keys_kind::uniform, false, {"scankit_automatic"});
+  add_workload<std::uint16_t, void>("u16", big, keys_kind::uniform, false, {"scankit_automatic"});
   add_workload<float, void>("f32", big, keys_kind::f32_unit, false, {"scankit_total_order"});
   add_workload<std::uint32_t, void>("u32_8distinct", big, keys_kind::distinct8);
   add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted, false, no_prefetch);

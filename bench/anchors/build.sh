@@ -11,6 +11,8 @@ ARCH="${ARCH:-sm_90}"
 if [[ -n "${CCCL_INCLUDE:-}" ]]; then
   "$NVCC" -O3 -std=c++17 -arch="$ARCH" -DNDEBUG --expt-relaxed-constexpr -I "$CCCL_INCLUDE" -I "$here" \
     "$here/cub_top_k_anchor.cu" -o "$out/cub_top_k_anchor"
+  "$NVCC" -O3 -std=c++17 -arch="$ARCH" -DNDEBUG --expt-relaxed-constexpr -I "$CCCL_INCLUDE" -I "$here" \
+    "$here/cub_sort_anchor.cu" -o "$out/cub_sort_anchor"
 fi
 if [[ -n "${FLASHINFER_INCLUDE:-}" ]]; then
   # FlashInfer's own flags for its sampling and top-k kernels (its JIT: -use_fast_math).

@@ -320,6 +320,64 @@ TEST(SortBitRange, SubsetsOfBits) {
   }
 }
 
+// The bitonic path (out of place, up to 4096 keys of at most 4 bytes): widths around its powers of
+// two, bit ranges in both orders, floats in the total order (NaNs and zeros), pairs, argsort, and
+// 8-byte keys of the same sizes (the one-block radix sort), all against the reference.
+TEST(SortSmall, BitonicWidthsBitRangesAndValues) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  const std::pair<int, int> ranges[] = {{0, 32}, {4, 20}, {0, 1}, {31, 32}};
+  for (std::int64_t n : {1, 2, 63, 64, 65, 1000, 2048, 4095, 4096, 4097}) {
+    const std::vector<std::uint32_t> keys = make_keys<std::uint32_t>(n, key_pattern::few_distinct, seed + n);
+    const std::vector<float> floats = make_keys<float>(n, key_pattern::uniform, seed + n);
+    const std::vector<std::int16_t> shorts = make_keys<std::int16_t>(n, key_pattern::uniform, seed + n);
+    const std::vector<std::int64_t> longs = make_keys<std::int64_t>(n, key_pattern::few_distinct, seed + n);
+    std::vector<double> values(static_cast<std::size_t>(n));
+    std::iota(values.begin(), values.end(), 0.5);
+    device_buffer<std::uint32_t> in(keys), out(n);
+    device_buffer<float> fin(floats), fout(n);
+    device_buffer<std::int16_t> sin(shorts), sout(n);
+    device_buffer<std::int64_t> lin(longs), lout(n);
+    device_buffer<double> vin(values), vout(n);
+    device_buffer<std::int32_t> indices(n);
+    for (sort_order o : orders) {
+      for (auto [begin, end] : ranges) {
+        SCOPED_TRACE("n = " + std::to_string(n) + ", bits [" + std::to_string(begin) + ", " + std::to_string(end) +
+                     ")" + (o == sort_order::ascending ? "" : ", descending"));
+        sort_options options;
+        options.order = o;
+        options.begin_bit = begin;
+        options.end_bit = end;
+        out.poison();
+        vout.poison();
+        sort_pairs(in.data(), out.data(), vin.data(), vout.data(), n, nullptr, nullptr, options);
+        const std::vector<std::int64_t> order = reference::argsort(keys, options);
+        ASSERT_TRUE(same_bits(reference::permute(keys, order), out.download()));
+        ASSERT_TRUE(same_bits(reference::permute(values, order), vout.download()));
+        options.begin_bit /= 2;
+        options.end_bit /= 2;
+        sout.poison();
+        sort_keys(sin.data(), sout.data(), n, nullptr, nullptr, options);
+        ASSERT_TRUE(same_bits(reference::sort_keys(shorts, options), sout.download()));
+        options.begin_bit = begin * 2;
+        options.end_bit = end * 2;
+        lout.poison();
+        sort_keys(lin.data(), lout.data(), n, nullptr, nullptr, options);
+        ASSERT_TRUE(same_bits(reference::sort_keys(longs, options), lout.download()));
+      }
+      sort_options options;
+      options.order = o;
+      fout.poison();
+      indices.poison();
+      argsort(fin.data(), fout.data(), indices.data(), n, nullptr, nullptr, options);
+      const std::vector<std::int64_t> order = reference::argsort(floats, options);
+      ASSERT_TRUE(same_bits(reference::permute(floats, order), fout.download()));
+      const std::vector<std::int32_t> got = indices.download();
+      ASSERT_TRUE(std::equal(order.begin(), order.end(), got.begin())) << "argsort indices, n = " << n;
+    }
+  }
+}
+
 // ---- skipped passes and single-digit tiles ----------------------------------------------------
 
 // u32 keys whose byte b is random when bit b of `varying` is set and 0xa5 otherwise: the passes
@@ -430,6 +488,51 @@ TEST(SortSingleDigitTiles, RunsOfOneTopByte) {
 }
 
 // ---- workspaces -------------------------------------------------------------------------------------
+
+// The automatic strategy's counting sort (keys only, 8- and 16-bit keys, every bit): sizes
+// around its threshold (2^16), keys that start off a 16-byte boundary, every pattern and both
+// orders, half and bfloat16 in the raw-bit order (counted) and the total order (radix-sorted),
+// and a wrapped workspace of the reported size.
+template <class K>
+class SortCounting : public ::testing::Test {};
+using counting_key_types = ::testing::Types<std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, __half, __nv_bfloat16>;
+TYPED_TEST_SUITE(SortCounting, counting_key_types);
+
+TYPED_TEST(SortCounting, AutomaticMatchesReference) {
+  SCANKIT_REQUIRE_GPU();
+  using K = TypeParam;
+  SCANKIT_SEEDED(seed);
+  std::vector<std::int64_t> sizes = {65535, 65536, 65536 + 13, 300007};
+  if (!sort_small_sizes_only()) sizes.push_back(3000017);
+  for (std::int64_t n : sizes) {
+    for (key_pattern p : all_key_patterns) {
+      // One key in front, so that the sorted keys start 1 element past the allocation.
+      const std::vector<K> keys = make_keys<K>(static_cast<std::size_t>(n + 1), p, seed + static_cast<std::uint64_t>(n));
+      device_buffer<K> in(keys), out(static_cast<std::size_t>(n + 1));
+      const std::vector<K> sorted_part(keys.begin() + 1, keys.end());
+      for (sort_order o : orders) {
+        for (float_order f : {float_order::raw_bits, float_order::total}) {
+          if (f == float_order::total && !detail::is_sort_float_v<K>) continue;
+          SCOPED_TRACE(describe(n, p, sort_strategy::automatic, o) +
+                       (f == float_order::total ? ", total float order" : ""));
+          sort_options options;
+          options.order = o;
+          options.floats = f;
+          const std::size_t bytes = sort_keys_workspace_bytes(in.data() + 1, n, options);
+          device_buffer<unsigned char> memory(bytes);
+          workspace ws(memory.data(), bytes);
+          out.poison();
+          sort_keys(in.data() + 1, out.data() + 1, n, nullptr, &ws, options);
+          const std::vector<K> got = out.download();
+          ASSERT_TRUE(same_bits(reference::sort_keys(sorted_part, options), std::vector<K>(got.begin() + 1, got.end())));
+          std::vector<K> poison(1);
+          std::memset(poison.data(), 0xA5, sizeof(K));
+          ASSERT_TRUE(same_bits(poison, std::vector<K>(got.begin(), got.begin() + 1))) << "wrote before the output";
+        }
+      }
+    }
+  }
+}
 
 TEST(SortWorkspace, ReportedSizesSuffice) {
   SCANKIT_REQUIRE_GPU();

@@ -16,9 +16,12 @@
 // (also descending). Integers sort by value; floating-point keys by float_order::total by default
 // (-0.0 == +0.0, every NaN after +inf) or by raw_bits (as cub::DeviceRadixSort); see
 // scankit/sort_key_order.hpp. options.begin_bit / end_bit sort by a bit range of the ordered bits
-// only. Strategies: onesweep (default: one read of the keys for every digit's histogram, then one
-// pass per digit whose tiles find their output offsets with a per-digit decoupled look-back) and
-// reduce_then_scan (per digit: counts of every tile, the engine's scan, scatter).
+// only. Strategies: onesweep (one read of the keys for every digit's histogram, then one pass per
+// digit whose tiles find their output offsets with a per-digit decoupled look-back) and
+// reduce_then_scan (per digit: counts of every tile, the engine's scan, scatter). The default,
+// automatic, is onesweep, except for out-of-place keys-only sorts of 2^16 or more 8- and 16-bit
+// integer keys (half and bfloat16 in the raw-bit order) over every bit: those are counting sorts,
+// which count every key value and write each one's run (equal keys are then the same bits).
 //
 // Pointers are device pointers; n is a 64-bit count; work is enqueued on `stream` without
 // synchronising. A negative n, a null array with n > 0, arrays that overlap, or a bit range

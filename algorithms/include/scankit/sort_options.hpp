@@ -22,7 +22,7 @@ enum class float_order {
 };
 
 enum class sort_strategy {
-  automatic,        // onesweep
+  automatic,        // onesweep; a counting sort for keys-only sorts of 8- and 16-bit keys (sort.hpp)
   onesweep,         // one histogram pass over all digits, then one pass per digit with a look-back
   reduce_then_scan  // per digit: histogram of every tile, a scan of the counts, scatter
 };

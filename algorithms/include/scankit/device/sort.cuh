@@ -17,6 +17,7 @@
 // nullptr temporary storage is taken and returned stream-ordered.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -26,6 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include "scankit/detail/sort_arguments.hpp"
+#include "scankit/device/sort/counting_sort.cuh"
 #include "scankit/device/sort/radix_sort_dispatch.cuh"
 #include "scankit/double_buffer.hpp"
 #include "scankit/sort_key_order.hpp"
@@ -76,6 +78,43 @@ void check_types() {
                 "the bit-key must return an unsigned integer of at most 64 bits");
 }
 
+// Whether the call is a counting sort (counting_sort.cuh): keys only, out of place, 8- or 16-bit
+// keys in a one-to-one order over every bit, enough of them, and the automatic strategy (an
+// explicit strategy always runs the radix sort).
+template <class Key, class Value, class BitKey>
+bool counting_sort_applies(bool double_buffered, bool keys_wanted, std::int64_t n, int begin_bit, int end_bit,
+                           const sort_options& options) {
+  if constexpr (!std::is_same_v<Value, radix_no_values> || sizeof(Key) > 2) {
+    return false;
+  } else {
+    if (double_buffered || !keys_wanted || options.strategy != sort_strategy::automatic ||
+        n < counting_sort_min_keys || begin_bit != 0 || end_bit != 8 * static_cast<int>(sizeof(Key))) {
+      return false;
+    }
+    if constexpr (std::is_same_v<BitKey, default_bit_key<Key>> && scankit::detail::is_sort_float_v<Key>) {
+      return options.floats == float_order::raw_bits;
+    } else {
+      return counting_sort_key_v<Key, BitKey>;
+    }
+  }
+}
+
+template <class Key, class Value, class BitKey>
+void run_counting_sort_call(const Key* keys_in, Key* keys_out, std::int64_t n, bool descending, const BitKey& bit_key,
+                            cudaStream_t stream, workspace* ws) {
+  if constexpr (std::is_same_v<Value, radix_no_values> && sizeof(Key) <= 2) {
+    const detail::workspace_lease lease(ws, 0, counting_sort_scratch_bytes<Key>(), stream);
+    int device = 0;
+    SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+    if constexpr (std::is_same_v<BitKey, default_bit_key<Key>> && scankit::detail::is_sort_float_v<Key>) {
+      run_counting_sort(keys_in, keys_out, n, descending, float_bit_key<Key, float_order::raw_bits>{},
+                        lease.view().scratch, device, stream);
+    } else if constexpr (counting_sort_key_v<Key, BitKey>) {
+      run_counting_sort(keys_in, keys_out, n, descending, bit_key, lease.view().scratch, device, stream);
+    }
+  }
+}
+
 // Returns the number of digit passes (a double-buffered caller's selector flips that often).
 template <class Policy, class Key, class Value, class BitKey>
 int run_sort_call(const char* function, const device_detail::radix_sort_call<Policy, Key, Value, BitKey>& call, std::int64_t n,
@@ -84,6 +123,11 @@ int run_sort_call(const char* function, const device_detail::radix_sort_call<Pol
   int begin_bit = 0, end_bit = 0;
   detail::resolve_bit_range(function, options, key_bits<Key, BitKey>, begin_bit, end_bit);
   const bool descending = options.order == sort_order::descending;
+  if (counting_sort_applies<Key, Value, BitKey>(call.double_buffered, call.keys_out != nullptr, n, begin_bit, end_bit,
+                                                options)) {
+    run_counting_sort_call<Key, Value>(call.keys_in, call.keys_out, n, descending, bit_key, stream, ws);
+    return 1;  // one write of the keys (never double-buffered)
+  }
   const bool reduce_then_scan = options.strategy == sort_strategy::reduce_then_scan;
   if constexpr (std::is_same_v<BitKey, default_bit_key<Key>> && scankit::detail::is_sort_float_v<Key>) {
     // Floating-point keys sort with the order as a type: each order gets kernels without a
@@ -111,7 +155,12 @@ std::size_t sort_workspace_bytes_for(const char* function, const device_detail::
   int begin_bit = 0, end_bit = 0;
   detail::resolve_bit_range(function, options, key_bits<Key, BitKey>, begin_bit, end_bit);
   const auto plan = device_detail::plan_for(call, n, begin_bit, end_bit, options.strategy == sort_strategy::reduce_then_scan);
-  return device_detail::radix_sort_workspace_bytes<Policy, Key, Value>(plan);
+  const std::size_t radix_bytes = device_detail::radix_sort_workspace_bytes<Policy, Key, Value>(plan);
+  if (counting_sort_applies<Key, Value, BitKey>(call.double_buffered, call.keys_out != nullptr, n, begin_bit, end_bit,
+                                                options)) {
+    return std::max(radix_bytes, workspace::bytes_needed(0, counting_sort_scratch_bytes<Key>()));
+  }
+  return radix_bytes;
 }
 
 inline detail::array_extent sort_array(const char* name, const void* data, std::int64_t n, std::size_t bytes) {

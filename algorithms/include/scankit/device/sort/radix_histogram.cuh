@@ -34,6 +34,21 @@ struct radix_passes {
   }
 };
 
+// The bits keys are compared by when they are compared whole (small and segment sorts): the bit
+// range of the ordered bits, complemented when descending (as the radix passes' digits are).
+template <class Key, class BitKey>
+__device__ __forceinline__ auto sort_bits_in_range(const Key& key, const BitKey& bit_key, const radix_passes& passes,
+                                                   bool descending) {
+  using bits_type = bit_key_result_t<BitKey, Key>;
+  constexpr int width = 8 * static_cast<int>(sizeof(bits_type));
+  bits_type bits = bit_key(key);
+  if (descending) bits = static_cast<bits_type>(~bits);
+  const int range = passes.end_bit - passes.begin_bit;
+  bits = static_cast<bits_type>(bits >> passes.begin_bit);
+  if (range < width) bits = static_cast<bits_type>(bits & static_cast<bits_type>((bits_type{1} << range) - 1));
+  return bits;
+}
+
 // The digit of ordered bits in one pass, with the pass's shift and mask worked out once per
 // thread rather than per key: keys of up to 4 bytes shift one word; 8-byte keys take the word the
 // digit starts in and a funnel shift with the next (digits may straddle the halves when the bit

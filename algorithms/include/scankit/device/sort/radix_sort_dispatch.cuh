@@ -27,6 +27,7 @@
 
 #include "scankit/device/dispatch/offsets_sum.cuh"
 #include "scankit/device/dispatch/single_pass_setup.cuh"
+#include "scankit/device/sort/bitonic_block_sort.cuh"
 #include "scankit/device/sort/radix_block_sort.cuh"
 #include "scankit/device/sort/radix_histogram.cuh"
 #include "scankit/device/sort/radix_pass_kernel.cuh"
@@ -304,6 +305,20 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, lon
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   using block_policy = typename radix_sort_tuning<sizeof(Key), std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value)>::block;
+  if constexpr (bitonic_sort_key_v<Key, BitKey>) {
+    if (Policy::small_sorts_in_one_block && !plan.reduce_then_scan && !call.double_buffered &&
+        n <= bitonic_sort_max_keys) {
+      radix_block_sort_args<Key, Value, BitKey> args{call.keys_in, call.keys_out, nullptr, nullptr, static_cast<int>(n),
+                                                     plan.passes, bit_key, descending};
+      if constexpr (!std::is_same_v<Value, radix_no_values>) {
+        args.values_in = call.values_in;
+        args.values_out = call.values_out;
+      }
+      launch_kernel("bitonic_block_sort_kernel", bitonic_block_sort_kernel<Key, Value, BitKey>, 1u,
+                    bitonic_sort_threads, stream, args);
+      return;
+    }
+  }
   if (Policy::small_sorts_in_one_block && !plan.reduce_then_scan && n <= block_policy::tile_items) {
     run_radix_block_sort<block_policy>(call, n, plan.passes, descending, bit_key, device, stream);
     return;

@@ -181,21 +181,6 @@ struct segment_sort_args {
   bool descending;
 };
 
-// The bits a segment's keys are compared by: the bit range of the ordered bits, complemented
-// when descending (as the radix passes' digits are).
-template <class Key, class BitKey>
-__device__ __forceinline__ auto segment_sort_bits(const Key& key, const BitKey& bit_key, const radix_passes& passes,
-                                                  bool descending) {
-  using bits_type = bit_key_result_t<BitKey, Key>;
-  constexpr int width = 8 * static_cast<int>(sizeof(bits_type));
-  bits_type bits = bit_key(key);
-  if (descending) bits = static_cast<bits_type>(~bits);
-  const int range = passes.end_bit - passes.begin_bit;
-  bits = static_cast<bits_type>(bits >> passes.begin_bit);
-  if (range < width) bits = static_cast<bits_type>(bits & static_cast<bits_type>((bits_type{1} << range) - 1));
-  return bits;
-}
-
 // Sorts segment [begin, begin + size), size <= segment_thread_items, in one thread's registers:
 // an insertion sort whose indices are all known at compile time (so the arrays stay in
 // registers), moving an item left past strictly greater ones only: stable.
@@ -211,7 +196,7 @@ __device__ __forceinline__ void sort_segment_in_thread(const segment_sort_args<K
   for (int i = 0; i < segment_thread_items; ++i) {
     if (i < size) {
       keys[i] = args.keys_in[begin + i];
-      bits[i] = segment_sort_bits(keys[i], args.bit_key, args.passes, args.descending);
+      bits[i] = sort_bits_in_range(keys[i], args.bit_key, args.passes, args.descending);
       if constexpr (has_values) values[i] = args.values_in[begin + i];
     }
   }
@@ -291,8 +276,8 @@ __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
   Key* stage_keys = reinterpret_cast<Key*>(stage_keys_bytes);
   Value* stage_values = reinterpret_cast<Value*>(stage_values_bytes);
   const auto in_order = [&args](const Key& a, const Key& b) {  // false: b goes first (stable)
-    return !(segment_sort_bits(a, args.bit_key, args.passes, args.descending) >
-             segment_sort_bits(b, args.bit_key, args.passes, args.descending));
+    return !(sort_bits_in_range(a, args.bit_key, args.passes, args.descending) >
+             sort_bits_in_range(b, args.bit_key, args.passes, args.descending));
   };
 
   // The loop's bound is the same for the whole block, so every lane reaches the barriers and
