@@ -320,14 +320,15 @@ TEST(SortBitRange, SubsetsOfBits) {
   }
 }
 
-// The bitonic path (out of place, up to 4096 keys of at most 4 bytes): widths around its powers of
-// two, bit ranges in both orders, floats in the total order (NaNs and zeros), pairs, argsort, and
-// 8-byte keys of the same sizes (the one-block radix sort), all against the reference.
+// The bitonic path (out of place, up to 1024 keys of at most 4 bytes) and the one-block radix sort
+// above it: widths around the network's powers of two and the limit, bit ranges in both orders,
+// floats in the total order (NaNs and zeros), pairs, argsort, and 8-byte keys of the same sizes,
+// all against the reference.
 TEST(SortSmall, BitonicWidthsBitRangesAndValues) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
   const std::pair<int, int> ranges[] = {{0, 32}, {4, 20}, {0, 1}, {31, 32}};
-  for (std::int64_t n : {1, 2, 63, 64, 65, 1000, 2048, 4095, 4096, 4097}) {
+  for (std::int64_t n : {1, 2, 63, 64, 65, 1000, 1023, 1024, 1025, 4096}) {
     const std::vector<std::uint32_t> keys = make_keys<std::uint32_t>(n, key_pattern::few_distinct, seed + n);
     const std::vector<float> floats = make_keys<float>(n, key_pattern::uniform, seed + n);
     const std::vector<std::int16_t> shorts = make_keys<std::int16_t>(n, key_pattern::uniform, seed + n);
