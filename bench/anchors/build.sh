@@ -18,4 +18,6 @@ if [[ -n "${FLASHINFER_INCLUDE:-}" ]]; then
   # FlashInfer's own flags for its sampling and top-k kernels (its JIT: -use_fast_math).
   "$NVCC" -O3 -std=c++17 -arch="$ARCH" -DNDEBUG -use_fast_math --expt-relaxed-constexpr -I "$FLASHINFER_INCLUDE" \
     -I "$here" "$here/flashinfer_top_k_anchor.cu" -o "$out/flashinfer_top_k_anchor"
+  "$NVCC" -O3 -std=c++17 -arch="$ARCH" -DNDEBUG -use_fast_math --expt-relaxed-constexpr -I "$FLASHINFER_INCLUDE" \
+    -I "$here" "$here/flashinfer_sampling_anchor.cu" -o "$out/flashinfer_sampling_anchor"
 fi

@@ -25,6 +25,7 @@
 #include "scankit/lab/scan_lab.hpp"
 #include "scankit/segmented_sort.hpp"
 #include "scankit/sort.hpp"
+#include "scankit/token_sampler.hpp"
 #include "scankit/top_k.hpp"
 #include "scankit/reduce.hpp"
 #include "scankit/reduce_by_key.hpp"
@@ -259,6 +260,22 @@ void sampling_overview(const float* d_weights, std::int64_t n, std::int32_t* d_o
 
   // Segments given by offsets (CSR style), each with its own number of draws.
   scankit::sample_segments(d_w, n, d_offsets, num_segments, d_draw_offsets, total_draws, d_out, seed, 0, stream, &ws);
+}
+
+void sampling_tokens(const __nv_bfloat16* d_logits_bf16, std::int64_t batch, std::int64_t vocab,
+                     const float* d_temperature, const std::int32_t* d_top_k, const float* d_top_p,
+                     std::uint64_t* d_seeds, std::uint64_t* d_offsets, std::int32_t* d_tokens, float* d_logprobs,
+                     cudaStream_t stream) {
+  scankit::token_sampling_params p;
+  p.values = scankit::token_values::logits;   // or probabilities
+  p.temperatures = d_temperature;             // per row (device), or p.temperature for all
+  p.top_ks = d_top_k;  p.top_ps = d_top_p;  p.min_p = 0.05f;
+  p.seeds = d_seeds;   p.offsets = d_offsets; // device: a captured graph draws anew on each replay
+  scankit::token_sampling_outputs o;
+  o.tokens = d_tokens;                        // -1 marks a bad row
+  o.logprobs = d_logprobs;                    // optional
+  scankit::sample_tokens(d_logits_bf16, batch, vocab, batch, p, o, stream);
+  scankit::advance_sampling_offsets(d_offsets, batch, 1, stream);   // the graph's last node
 }
 
 void sampling_alias(const float* d_weights, std::int64_t n, std::int32_t* d_out, std::int64_t count,

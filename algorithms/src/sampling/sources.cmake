@@ -6,6 +6,7 @@ target_sources(scankit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sampling_float.cu
   ${CMAKE_CURRENT_LIST_DIR}/sampling_double.cu
   ${CMAKE_CURRENT_LIST_DIR}/sampling_top.cu
+  ${CMAKE_CURRENT_LIST_DIR}/sampling_tokens.cu
   ${CMAKE_CURRENT_LIST_DIR}/sampling_without_replacement.cu
   ${CMAKE_CURRENT_LIST_DIR}/sampling_alias.cu
 )

@@ -1,0 +1,100 @@
+// The token sampler's arithmetic on one value (scankit/token_sampler.hpp): its order key, its
+// histogram bin, its score and its fixed-point weight. Every decision that picks a token is made
+// from these, each a fixed function of the value and the row's parameters, so the same value gives
+// the same numbers in every pass, launch shape and batch.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace scankit::device_detail::sampling {
+
+__device__ __forceinline__ float token_to_float(float v) { return v; }
+__device__ __forceinline__ float token_to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float token_to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// The value's order as an unsigned key (larger value, larger key; -0.0 just below +0.0), and back.
+__device__ __forceinline__ std::uint32_t token_key(float v) {
+  const std::uint32_t bits = __float_as_uint(v);
+  return bits ^ ((bits >> 31) != 0 ? 0xffffffffu : 0x80000000u);
+}
+__device__ __forceinline__ float token_value(std::uint32_t key) {
+  return __uint_as_float(key ^ ((key >> 31) != 0 ? 0x80000000u : 0xffffffffu));
+}
+
+// Level-0 bins: the key's top 11 bits (sign, exponent, 2 mantissa bits); refinements take 11 and
+// then 10 more bits.
+constexpr int token_bins = 2048;
+constexpr int token_bin_shift = 21;
+__device__ __forceinline__ int token_bin(std::uint32_t key) { return static_cast<int>(key >> token_bin_shift); }
+// The largest value of a bin (may be NaN for the bins of NaN keys; those hold no weight).
+__device__ __forceinline__ float token_bin_top(int bin) {
+  return token_value((static_cast<std::uint32_t>(bin) << token_bin_shift) | ((1u << token_bin_shift) - 1u));
+}
+
+// One row's parameters, as the kernel uses them.
+struct token_row_rule {
+  bool logits;
+  float temperature;  // > 0 (greedy rows never score)
+  // Logits are ordered by u = v / T - shift, shift the largest score of a fixed sample of the row:
+  // histogram bins of u then hold a bounded range of weights near the top of the row, however
+  // large the logits or small T. Probabilities are ordered by their value.
+  float shift;
+  float mass_unit;  // 2^31 / (vocab rounded up to a power of 2): a bin's integer mass fits 32 bits
+};
+
+// The value a token is ordered by (its key is token_key of this).
+__device__ __forceinline__ float token_order_value(float v, const token_row_rule& rule) {
+  if (!rule.logits) return v;
+  return (rule.temperature == 1.0f ? v : v / rule.temperature) - rule.shift;
+}
+
+// A value that makes its row bad: NaN or +infinity; for probabilities also negative or infinite.
+__device__ __forceinline__ bool token_value_bad(float v, bool logits) {
+  if (logits) return isnan(v) || (isinf(v) && v > 0.0f);
+  return !(v >= 0.0f) || isinf(v);
+}
+
+// s = v / T (logits) or logf(v) / T (probabilities); -infinity for a token of no weight.
+__device__ __forceinline__ float token_score(float v, const token_row_rule& rule) {
+  const float s = rule.logits ? v : logf(v);
+  return rule.temperature == 1.0f ? s : s / rule.temperature;
+}
+
+// The weight of a token of order value u relative to the top of its bin, in units of 1 / mass_unit
+// (at most mass_unit): the filters' masses are sums of these, exact and order-independent.
+__device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule) {
+  const float v = u;
+  float r;
+  if (rule.logits) {
+    if (!(u > -INFINITY)) return 0;
+    r = expf(u - bin_top);
+  } else {
+    if (!(v > 0.0f)) return 0;
+    const float ratio = v / bin_top;
+    r = rule.temperature == 1.0f ? ratio : expf(logf(ratio) / rule.temperature);
+  }
+  if (!(r > 0.0f)) return 0;
+  r = fminf(r, 1.0f);
+  return static_cast<std::uint32_t>(r * rule.mass_unit);
+}
+
+// Bin mass (units of 1 / mass_unit of the bin's top weight) to weight relative to the row's
+// largest token, of order value u_max.
+__device__ __forceinline__ double token_bin_weight(std::uint64_t mass, int bin, float u_max, const token_row_rule& rule) {
+  if (mass == 0) return 0.0;
+  const double top = static_cast<double>(token_bin_top(bin));
+  const double v_max = static_cast<double>(u_max);
+  double scale;
+  if (rule.logits) {
+    scale = exp(top - v_max);
+  } else {
+    const double ratio = top / static_cast<double>(v_max);
+    scale = rule.temperature == 1.0f ? ratio : pow(ratio, 1.0 / static_cast<double>(rule.temperature));
+  }
+  return static_cast<double>(mass) / static_cast<double>(rule.mass_unit) * scale;
+}
+
+}  // namespace scankit::device_detail::sampling

@@ -1,0 +1,103 @@
+// The token sampler's draw (scankit/token_sampler.hpp): a Gumbel-max race between chunks of 32
+// tokens, then an inverse CDF inside the winner. Chunk c runs with score L_c - log E_c, L_c the
+// log of its kept weight and E_c = -log(1 - u) an exponential variable from its own Philox draw;
+// the highest score wins (ties to the lowest chunk), which picks chunk c with probability
+// W_c / sum W whatever order the chunks run in, so the race can be split over threads, passes and
+// launches and still give the same token. One Philox draw and a few logarithms per 32 tokens
+// leave the pass bound by its loads. Every number comes from correctly or faithfully rounded
+// library functions in a fixed order, so it is the same on every GPU.
+//
+// A chunk's tokens lie in one octet of lanes, four consecutive tokens per lane (the passes'
+// layout: lane l of a warp holds group 32 w + l of four tokens).
+#pragma once
+
+#include <cstdint>
+
+#include "scankit/detail/philox.hpp"
+#include "scankit/device/sampling/token_keys.cuh"
+
+namespace scankit::device_detail::sampling {
+
+__device__ __forceinline__ scankit::detail::philox_words token_noise(std::uint64_t seed, std::uint64_t offset,
+                                                                    std::int64_t group) {
+  return scankit::detail::philox4x32_10(static_cast<std::uint64_t>(group), offset, seed);
+}
+
+// s - log E for the Philox word `word` (E = -log(1 - word 2^-32), from whichever side keeps its
+// precision).
+__device__ __forceinline__ float token_race_score(float s, std::uint32_t word) {
+  if (word == 0) return INFINITY;  // E = 0
+  float e;
+  if (word < 0x80000000u) {
+    e = -log1pf(-static_cast<float>(word) * 0x1p-32f);
+  } else {
+    e = -logf(static_cast<float>(0x100000000ull - word) * 0x1p-32f);
+  }
+  return s - logf(e);
+}
+
+// m_c and W_c of the octet's chunk, in every lane of the octet (all 32 lanes call this). a_q are
+// this lane's kept weights relative to m_c, for the chunk's inverse CDF.
+struct token_chunk {
+  float m;  // largest kept score (-infinity: nothing kept)
+  float w;  // sum of the kept weights relative to m (or of the raw probabilities)
+};
+// raw: probabilities at T = 1, whose weights are the values themselves (m = 0).
+__device__ __forceinline__ float token_chunk_weight(float s, float v, float m, bool raw) {
+  return raw ? v : expf(s - m);
+}
+__device__ __forceinline__ token_chunk token_octet_chunk(const bool (&kept)[4], const float (&s)[4],
+                                                         const float (&v)[4], bool raw) {
+  float m = -INFINITY;
+  if (!raw) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) m = kept[q] ? fmaxf(m, s[q]) : m;
+#pragma unroll
+    for (int o = 1; o < 8; o <<= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+  } else {
+    bool any = kept[0] || kept[1] || kept[2] || kept[3];
+#pragma unroll
+    for (int o = 1; o < 8; o <<= 1) any |= __shfl_xor_sync(0xffffffffu, any, o) != 0;
+    m = any ? 0.0f : -INFINITY;
+  }
+  float x = 0.0f;
+  if (m > -INFINITY) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) x = __fadd_rn(x, kept[q] ? token_chunk_weight(s[q], v[q], m, raw) : 0.0f);
+  }
+#pragma unroll
+  for (int o = 1; o < 8; o <<= 1) x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, o));
+  return token_chunk{m, x};
+}
+
+// The chunk's race score.
+__device__ __forceinline__ float token_chunk_score(const token_chunk& c, std::uint32_t word0) {
+  return token_race_score(c.m + logf(c.w), word0);
+}
+
+// A race entry ordered by score, then by the lower index: the block's winner is the max.
+__device__ __forceinline__ unsigned long long token_race_entry(float score, std::int64_t index) {
+  return (static_cast<unsigned long long>(token_key(score)) << 32) |
+         static_cast<unsigned long long>(0xffffffffu - static_cast<std::uint32_t>(index));
+}
+__device__ __forceinline__ std::int32_t token_race_index(unsigned long long entry) {
+  return static_cast<std::int32_t>(0xffffffffu - static_cast<std::uint32_t>(entry));
+}
+
+// One thread's running race over chunks.
+struct token_race {
+  float best = -INFINITY;
+  std::int64_t index = -1;
+
+  __device__ __forceinline__ void run(std::int64_t chunk, float score) {
+    if (index < 0 || score > best || (score == best && chunk < index)) {
+      best = score;
+      index = chunk;
+    }
+  }
+  __device__ __forceinline__ unsigned long long entry() const {
+    return index < 0 ? 0ull : token_race_entry(best, index);
+  }
+};
+
+}  // namespace scankit::device_detail::sampling

@@ -1,0 +1,516 @@
+// The token sampler (scankit/token_sampler.hpp): one block per output row, every pass over the row
+// inside one launch.
+//
+// Every filter keeps the tokens whose key (token_keys.cuh) is at least a threshold tau:
+//   top-k  tau_k = the largest key t with count(key >= t) >= k;
+//   top-p  tau_p = the largest key t >= tau_k with mass(key >= t) >= top_p * mass(key >= tau_k);
+// where mass(key >= t) = W_above(bin(t)) + weight(the integer mass of t's bin at or above t), and
+// W_above(b) is the weight of the bins above b, added in a fixed order by one warp. Both are the
+// same function in every path below, so the paths agree on tau; min-p is a per-token test.
+//
+// Passes (each a read of the row):
+//   1. a histogram of the keys' top 11 bits, the count and the integer mass of each bin, and the
+//      row's largest value (or just the largest value, when only min-p or the optional outputs
+//      need it; nothing when no filter and no optional output is asked for);
+//   2. the bins that surely hold no threshold are settled: the chunks of tokens above them race
+//      (token_race.cuh), tokens below them are dropped, and the tokens of the bins between are
+//      collected in shared memory, sorted, and the thresholds found among them; the chunks that
+//      hold them race then, re-read.
+// When the bins between hold more tokens than fit (nearly flat rows), each threshold is found by
+// two more histogram passes over 11 and then 10 more bits of its bin instead, and the race is a
+// pass of its own.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "scankit/device/sampling/token_keys.cuh"
+#include "scankit/device/sampling/token_race.cuh"
+#include "scankit/device/sampling/token_thresholds.cuh"
+#include "scankit/device/util/shuffle.cuh"
+
+namespace scankit::device_detail::sampling {
+
+struct token_kernel_params {
+  bool logits;
+  float temperature;
+  const float* temperatures;
+  std::int32_t top_k;
+  const std::int32_t* top_ks;
+  float top_p;
+  const float* top_ps;
+  float min_p;
+  const float* min_ps;
+  const std::int32_t* row_indices;
+  std::uint64_t seed;
+  const std::uint64_t* seeds;
+  bool seeds_per_row;
+  std::uint64_t offset;
+  const std::uint64_t* offsets;
+  bool offsets_per_row;
+};
+
+template <class T>
+struct token_kernel_args {
+  const T* values;
+  std::int64_t input_rows;
+  std::int64_t vocab;
+  token_kernel_params params;
+  std::int32_t* tokens;
+  float* logprobs;
+  float* kept_probs;
+};
+
+// ---- the row's parameters ----------------------------------------------------------------------
+
+template <class T>
+__device__ void token_load_row(const token_kernel_args<T>& a, std::int64_t r, token_row_state& st) {
+  const token_kernel_params& p = a.params;
+  std::int64_t d = r;
+  if (p.row_indices != nullptr) d = p.row_indices[r];
+  st.input_row = d;
+  st.temperature = p.temperatures != nullptr ? p.temperatures[r] : p.temperature;
+  st.top_k = p.top_ks != nullptr ? p.top_ks[r] : p.top_k;
+  st.top_p = p.top_ps != nullptr ? p.top_ps[r] : p.top_p;
+  st.min_p = p.min_ps != nullptr ? p.min_ps[r] : p.min_p;
+  st.seed = p.seeds != nullptr ? p.seeds[p.seeds_per_row ? r : 0] : p.seed;
+  st.offset = p.offsets != nullptr ? p.offsets[p.offsets_per_row ? r : 0] : p.offset;
+  st.bad = d < 0 || d >= a.input_rows || !(st.temperature >= 0.0f) || isinf(st.temperature) || st.top_k < 0 ||
+           !(st.top_p > 0.0f && st.top_p <= 1.0f) || !(st.min_p >= 0.0f && st.min_p <= 1.0f) || a.vocab == 0;
+  st.max_entry = 0;
+  st.race_entry = 0;
+  st.kept_mass = 0;
+}
+
+// ---- the kernel ----------------------------------------------------------------------------------
+
+template <class T>
+__global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const token_kernel_args<T> a) {
+  extern __shared__ __align__(16) unsigned char token_smem[];
+  token_shared& sm = *reinterpret_cast<token_shared*>(token_smem);
+  __shared__ token_row_state st;
+  const std::int64_t r = blockIdx.x;
+  if (threadIdx.x == 0) token_load_row(a, r, st);
+  __syncthreads();
+  const std::int64_t vocab = a.vocab;
+  auto write_bad = [&] {
+    if (threadIdx.x == 0) {
+      a.tokens[r] = -1;
+      if (a.logprobs != nullptr) a.logprobs[r] = NAN;
+    }
+    if (a.kept_probs != nullptr) {
+      for (std::int64_t j = threadIdx.x; j < vocab; j += token_threads) a.kept_probs[r * vocab + j] = 0.0f;
+    }
+  };
+  if (st.bad) {
+    write_bad();
+    return;
+  }
+  const T* row = a.values + st.input_row * vocab;
+  const bool logits = a.params.logits;
+  const bool greedy = st.temperature == 0.0f || st.top_k == 1;
+  // The shift of the logits' order values: the largest score of 256 evenly spaced tokens.
+  if (logits && !greedy) {
+    const std::int64_t sample = vocab < 256 ? vocab : 256;
+    unsigned long long best = 0;
+    if (threadIdx.x < sample) {
+      const float s = token_to_float(row[threadIdx.x * vocab / sample]) / st.temperature;
+      if (isfinite(s)) best = static_cast<unsigned long long>(token_key(s)) << 32;
+    }
+    if (threadIdx.x == 0) st.race_entry = 0;
+    __syncthreads();
+    token_block_max(&st.race_entry, best);
+    __syncthreads();
+  }
+  const float shift = st.race_entry == 0 ? 0.0f : token_value(static_cast<std::uint32_t>(st.race_entry >> 32));
+  const token_row_rule rule{logits, st.temperature, logits && !greedy ? shift : 0.0f,
+                            ldexpf(1.0f, 31 - (vocab > 1 ? 64 - __clzll(vocab - 1) : 0))};
+  __syncthreads();
+  if (threadIdx.x == 0) st.race_entry = 0;
+  const bool k_active = !greedy && st.top_k > 0 && st.top_k < vocab;
+  const bool p_active = !greedy && st.top_p < 1.0f;
+  const bool minp_active = !greedy && st.min_p > 0.0f;
+  const bool want_mass = a.logprobs != nullptr || a.kept_probs != nullptr;
+  const bool need_hist = k_active || p_active;
+  const bool need_max = greedy || need_hist || minp_active || want_mass;
+
+  // Pass 1: the largest value, and the histogram when a filter needs it; bad values.
+  if (need_max) {
+    if (need_hist) {
+      for (int b = threadIdx.x; b < token_bins; b += token_threads) sm.count_incl[b] = 0, sm.mass[b] = 0;
+      __syncthreads();
+    }
+    bool bad = false;
+    unsigned long long best = 0;
+    token_for_each_full_group(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const bool valid = decltype(full)::value || q < n;
+        const float u = greedy ? v[q] : token_order_value(v[q], rule);
+        const std::uint32_t key = token_key(u);
+        if (valid) {
+          bad |= token_value_bad(v[q], logits);
+          const unsigned long long e = token_max_entry(key, 4 * g + q);
+          best = e > best ? e : best;
+        }
+        if (need_hist) {
+          const int bin = token_bin(key);
+          token_hist_add(sm.count_incl, sm.mass, valid, bin, valid ? token_bin_mass(u, token_bin_top(bin), rule) : 0);
+        }
+      }
+    });
+    token_block_max(&st.max_entry, best);
+    if (__syncthreads_or(bad)) {
+      write_bad();
+      return;
+    }
+  }
+  // u_max: the largest order value; s_max: the largest score (of the same token).
+  const std::uint32_t max_key = static_cast<std::uint32_t>(st.max_entry >> 32);
+  const float u_max = token_value(max_key);
+  const std::int64_t max_index = 0xffffffffu - static_cast<std::uint32_t>(st.max_entry);
+  const float v_at_max = need_max ? token_to_float(row[max_index]) : 0.0f;
+  if (need_max && !(logits ? v_at_max > -INFINITY : v_at_max > 0.0f)) {  // nothing has weight
+    write_bad();
+    return;
+  }
+  const float s_max = need_max && !greedy ? token_score(v_at_max, rule) : 0.0f;
+
+  if (greedy) {
+    const std::int32_t token = static_cast<std::int32_t>(0xffffffffu - static_cast<std::uint32_t>(st.max_entry));
+    if (threadIdx.x == 0) {
+      a.tokens[r] = token;
+      if (a.logprobs != nullptr) a.logprobs[r] = 0.0f;
+    }
+    if (a.kept_probs != nullptr) {
+      for (std::int64_t j = threadIdx.x; j < vocab; j += token_threads) a.kept_probs[r * vocab + j] = j == token ? 1.0f : 0.0f;
+    }
+    return;
+  }
+
+  // The thresholds: either the collect range [lo, hi] of bins (fast) or tau itself (refined).
+  std::uint32_t tau = 0;          // keep keys >= tau
+  std::uint32_t sure_floor = 0;   // keys >= sure_floor race in the pass
+  std::uint32_t collect_floor = 0xffffffffu;  // keys in [collect_floor, sure_floor) are collected
+  int lo = 0, hi = token_bins - 1;
+  bool fast = true;
+  double mass_all = 0.0;
+  if (need_hist) {
+    for (int b = threadIdx.x; b < token_bins; b += token_threads) sm.w_above[b] = token_bin_weight(sm.mass[b], b, u_max, rule);
+    if (threadIdx.x == 0) {
+      st.bin_k = -1;  // b_k
+      st.bin_min = token_bins;  // lowest non-empty bin
+      st.bin_p = -1;  // b_p (highest non-empty bin meeting the target)
+    }
+    __syncthreads();
+    token_scan_bins(sm);
+    __syncthreads();
+    const std::uint32_t k = static_cast<std::uint32_t>(st.top_k);
+    for (int b = threadIdx.x; b < token_bins; b += token_threads) {
+      const std::uint32_t ci = sm.count_incl[b], ca = sm.count_incl[b + 1];
+      if (ci != ca) atomicMin(&st.bin_min, b);
+      if (k_active && ci >= k && ca < k) st.bin_k = b;
+    }
+    __syncthreads();
+    const int b_min = st.bin_min;
+    mass_all = token_mass_at(sm, b_min, sm.mass[b_min], u_max, rule);
+    const int b_k = k_active ? st.bin_k : 0;
+    // Top-p's target: exact without top-k; with top-k at least top_p times the mass above b_k.
+    double target = 0.0;
+    if (p_active) {
+      target = static_cast<double>(st.top_p) * (k_active ? sm.w_above[b_k] : mass_all);
+      for (int b = threadIdx.x; b < token_bins; b += token_threads) {
+        if (sm.count_incl[b] != sm.count_incl[b + 1] && b >= b_k &&
+            token_mass_at(sm, b, sm.mass[b], u_max, rule) >= target) {
+          atomicMax(&st.bin_p, b);
+        }
+      }
+      __syncthreads();
+    }
+    lo = k_active ? b_k : (st.bin_p >= 0 ? st.bin_p : b_min);
+    hi = p_active ? (st.bin_p > lo ? st.bin_p : lo) : lo;
+    const std::uint32_t candidates = sm.count_incl[lo] - sm.count_incl[hi + 1];
+    fast = candidates <= token_max_candidates;
+    if (fast) {
+      collect_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
+      sure_floor = hi + 1 >= token_bins ? 0xffffffffu : static_cast<std::uint32_t>(hi + 1) << token_bin_shift;
+      // keys >= 0xffffffff are NaN: never in a row that reaches here, so that floor races none.
+    } else {
+      // Thresholds one at a time, each by refining its bin.
+      std::uint32_t tau_k = 0;
+      double mass_k = mass_all;
+      if (k_active) {
+        token_refine(row, vocab, sm, st, b_k, 0u, token_criterion::count, k - sm.count_incl[b_k + 1], 0.0, u_max, rule);
+        tau_k = st.key_result;
+        mass_k = token_mass_at(sm, b_k, st.mass_result, u_max, rule);
+      }
+      tau = tau_k;
+      if (p_active) {
+        const double exact_target = static_cast<double>(st.top_p) * mass_k;
+        // The highest non-empty bin meeting the target; the lowest candidate (tau_k's bin, or the
+        // lowest non-empty one) always meets it.
+        const int base_bin = k_active ? token_bin(tau_k) : b_min;
+        if (threadIdx.x == 0) st.bin_p_exact = base_bin;
+        __syncthreads();
+        for (int b = threadIdx.x; b < token_bins; b += token_threads) {
+          if (b > base_bin && sm.count_incl[b] != sm.count_incl[b + 1] &&
+              token_mass_at(sm, b, sm.mass[b], u_max, rule) >= exact_target) {
+            atomicMax(&st.bin_p_exact, b);
+          }
+        }
+        __syncthreads();
+        const int b_p = st.bin_p_exact;
+        __syncthreads();
+        token_refine(row, vocab, sm, st, b_p, tau_k, token_criterion::mass, 0u, exact_target, u_max, rule);
+        tau = st.key_result > tau ? st.key_result : tau;
+      }
+      sure_floor = tau;
+    }
+  }
+
+  // Pass 2: the chunks race (token_race.cuh); tokens between the sure bins and the dropped ones
+  // are collected, and their chunks deferred until tau is known.
+  if (threadIdx.x == 0) st.candidate_count = 0, st.deferred_count = 0;
+  __syncthreads();
+  const bool raw = !logits && st.temperature == 1.0f;
+  std::uint64_t kept_mass = 0;  // sum over this thread's kept tokens of floor(w 2^32)
+  token_race race;              // over chunk indices
+  const std::uint64_t seed = st.seed, offset = st.offset;
+  const bool octet_leader = (lane_id() & 7) == 0;
+  bool bad = false;  // checked here when pass 1 did not run
+  const bool all_sure = sure_floor == 0 && collect_floor == 0xffffffffu;
+  // The kept tokens of a group at or above `floor` (and min-p), their scores, and the mass the
+  // optional outputs need; `count_below` limits that mass to keys below it (deferred chunks count
+  // only their candidates, the pass counted the rest).
+  auto keep = [&](const float(&v)[4], int n, bool whole, std::uint32_t floor, std::uint32_t count_below,
+                  bool(&kept)[4], float(&sc)[4]) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      kept[q] = (whole || q < n) && (logits ? v[q] > -INFINITY : v[q] > 0.0f);
+      std::uint32_t key = 0xffffffffu;
+      if (floor != 0 || count_below != 0xffffffffu) key = token_key(token_order_value(v[q], rule));
+      kept[q] = kept[q] && key >= floor;
+      sc[q] = 0.0f;
+      if (kept[q] && (!raw || minp_active || want_mass)) sc[q] = token_score(v[q], rule);
+      if (kept[q] && (minp_active || want_mass)) {
+        const float w = expf(sc[q] - s_max);
+        kept[q] = !minp_active || w >= st.min_p;
+        if (kept[q] && want_mass && (count_below == 0xffffffffu || key < count_below)) kept_mass += static_cast<std::uint64_t>(w * 4294967296.0f);
+      }
+    }
+  };
+  auto race_chunk = [&](std::int64_t chunk, const bool(&kept)[4], const float(&sc)[4], const float(&v)[4], bool join) {
+    const token_chunk c = token_octet_chunk(kept, sc, v, raw);
+    if (join && octet_leader && c.m > -INFINITY) {
+      const scankit::detail::philox_words words = token_noise(seed, offset, chunk);
+      race.run(chunk, token_chunk_score(c, words.x[0]));
+    }
+  };
+  if (all_sure && !minp_active && !want_mass) {
+    // Plain sampling: every token with weight races. Compiled once per kind of value, so that the
+    // loop tests nothing per token that is the same for the whole row.
+    auto plain = [&](auto logits_tag, auto raw_tag) {
+      constexpr bool is_logits = decltype(logits_tag)::value, is_raw = decltype(raw_tag)::value;
+      token_for_each_full_group<2>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n) {
+        constexpr bool whole = decltype(full)::value;
+        bool kept[4];
+        float sc[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const bool valid = whole || q < n;
+          bad |= valid && token_value_bad(v[q], is_logits);
+          kept[q] = valid && (is_logits ? v[q] > -INFINITY : v[q] > 0.0f);
+          if constexpr (is_logits) {
+            sc[q] = v[q] / st.temperature;
+          } else if constexpr (is_raw) {
+            sc[q] = 0.0f;
+          } else {
+            sc[q] = logf(v[q]) / st.temperature;
+          }
+        }
+        race_chunk(g >> 3, kept, sc, v, true);
+      });
+    };
+    if (logits) {
+      plain(std::true_type{}, std::false_type{});
+    } else if (raw) {
+      plain(std::false_type{}, std::true_type{});
+    } else {
+      plain(std::false_type{}, std::false_type{});
+    }
+  } else {
+    token_for_each_full_group<2>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n) {
+      constexpr bool whole = decltype(full)::value;
+      if (!need_max) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) bad |= (whole || q < n) && token_value_bad(v[q], logits);
+      }
+      bool defer = false, any_kept = all_sure;
+      if (!all_sure) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const std::uint32_t key = token_key(token_order_value(v[q], rule));
+          const bool valid = whole || q < n;
+          any_kept |= valid && key >= sure_floor;
+          if (valid && key < sure_floor && key >= collect_floor) {
+            const int slot = atomicAdd(&st.candidate_count, 1);
+            sm.candidates.entry[slot] = token_max_entry(key, 4 * g + q);
+            defer = true;
+          }
+        }
+        if (__any_sync(full_warp_mask, defer)) {
+#pragma unroll
+          for (int o = 1; o < 8; o <<= 1) defer |= __shfl_xor_sync(full_warp_mask, defer, o) != 0;
+          if (defer && octet_leader) sm.deferred[atomicAdd(&st.deferred_count, 1)] = static_cast<std::int32_t>(g >> 3);
+        }
+      }
+      // Most groups of a filtered row hold no kept token: their warps skip the chunk sums.
+      if (__any_sync(full_warp_mask, any_kept)) {
+        bool kept[4];
+        float sc[4];
+        keep(v, n, whole, sure_floor, 0xffffffffu, kept, sc);
+        race_chunk(g >> 3, kept, sc, v, !defer);
+      }
+    });
+  }
+  if (__syncthreads_or(bad)) {
+    write_bad();
+    return;
+  }
+
+  if (need_hist && fast) {
+    const int n = st.candidate_count;
+    token_sort_candidates(sm, n);
+    for (int i = threadIdx.x; i < n; i += token_threads) {
+      const std::uint32_t key = static_cast<std::uint32_t>(sm.candidates.entry[i] >> 32);
+      sm.candidates.mass_incl[i] = token_bin_mass(token_value(key), token_bin_top(token_bin(key)), rule);
+    }
+    __syncthreads();
+    token_scan_candidates(sm, n);
+    __syncthreads();
+    const std::uint32_t above = sm.count_incl[hi + 1];  // tokens in the sure bins
+    auto key_at = [&](int i) { return static_cast<std::uint32_t>(sm.candidates.entry[i] >> 32); };
+    auto group_end = [&](int i) { return i == n - 1 || key_at(i + 1) != key_at(i); };
+    std::uint32_t tau_k = 0;
+    double mass_k = mass_all;
+    if (k_active) {
+      const int ik = static_cast<int>(static_cast<std::uint32_t>(st.top_k) - 1 - above);
+      tau_k = key_at(ik);
+      if (threadIdx.x == 0) st.end_k = n - 1;
+      __syncthreads();
+      for (int i = ik + threadIdx.x; i < n; i += token_threads) {
+        if (key_at(i) == tau_k && group_end(i)) st.end_k = i;
+      }
+      __syncthreads();
+      const int ek = st.end_k;
+      mass_k = token_mass_at(sm, token_bin(tau_k), sm.candidates.mass_incl[ek], u_max, rule);
+    }
+    tau = tau_k;
+    if (p_active) {
+      const double target = static_cast<double>(st.top_p) * mass_k;
+      if (threadIdx.x == 0) st.first_p = n;
+      __syncthreads();
+      for (int i = threadIdx.x; i < n; i += token_threads) {
+        const std::uint32_t key = key_at(i);
+        if (key >= tau_k && group_end(i) &&
+            token_mass_at(sm, token_bin(key), sm.candidates.mass_incl[i], u_max, rule) >= target) {
+          atomicMin(&st.first_p, i);
+        }
+      }
+      __syncthreads();
+      const int ip = st.first_p;
+      if (ip < n && key_at(ip) > tau) tau = key_at(ip);
+    }
+    // The deferred chunks, four per warp (one per octet), each re-read whole.
+    const int deferred = st.deferred_count;
+    const int octet = (threadIdx.x & 31) >> 3;
+    for (int base = warp_id() * 4; base < deferred; base += token_threads / 8) {
+      const int i = base + octet;
+      const std::int64_t chunk = i < deferred ? sm.deferred[i] : -1;
+      float v[4];
+      int count = 0;
+      if (chunk >= 0) {
+        const std::int64_t g = chunk * 8 + (lane_id() & 7);
+        count = token_load_group(row, vocab, g, false, v);
+      }
+      bool kept[4];
+      float sc[4];
+      keep(v, count, false, tau, sure_floor, kept, sc);
+      race_chunk(chunk, kept, sc, v, chunk >= 0);
+    }
+  }
+  token_block_max(&st.race_entry, race.entry());
+  if (want_mass) token_block_sum(&st.kept_mass, kept_mass);
+  __syncthreads();
+  if (st.race_entry == 0) {  // nothing raced: no token has weight
+    write_bad();
+    return;
+  }
+  // The winning chunk's token: its kept weights again (the same lanes, the same sums), then the
+  // inverse CDF of its second Philox word, one lane walking the chunk in index order.
+  if (threadIdx.x < 32) {
+    const std::int64_t chunk = token_race_index(st.race_entry);
+    float v[4];
+    int count = 0;
+    if (threadIdx.x < 8) count = token_load_group(row, vocab, chunk * 8 + threadIdx.x, false, v);
+    bool kept[4];
+    float sc[4];
+    keep(v, count, false, need_hist ? tau : 0u, 0u, kept, sc);
+    const token_chunk c = token_octet_chunk(kept, sc, v, raw);
+    const scankit::detail::philox_words words = token_noise(seed, offset, chunk);
+    const float target = static_cast<float>(words.x[1]) * 0x1p-32f * c.w;
+    float run = 0.0f;
+    int chosen = -1, last = -1;
+    for (int l = 0; l < 8; ++l) {  // lane l's four tokens, in index order
+      bool kl[4];
+      float sl[4], vl[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        kl[q] = __shfl_sync(full_warp_mask, kept[q], l) != 0;
+        sl[q] = __shfl_sync(full_warp_mask, sc[q], l);
+        vl[q] = __shfl_sync(full_warp_mask, v[q], l);
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        if (!kl[q]) continue;
+        run = __fadd_rn(run, token_chunk_weight(sl[q], vl[q], c.m, raw));
+        if (chosen < 0 && run > target) chosen = 4 * l + q;
+        last = 4 * l + q;
+      }
+    }
+    if (threadIdx.x == 0) st.first_p = static_cast<int>(chunk * 32 + (chosen >= 0 ? chosen : last));
+  }
+  __syncthreads();
+  const std::int32_t token = st.first_p;
+  const double kept_total = static_cast<double>(st.kept_mass) * 0x1p-32;
+  if (threadIdx.x == 0) {
+    a.tokens[r] = token;
+    if (a.logprobs != nullptr) {
+      const float s_tok = token_score(token_to_float(row[token]), rule);
+      a.logprobs[r] = static_cast<float>(static_cast<double>(s_tok - s_max) - log(kept_total));
+    }
+  }
+  if (a.kept_probs != nullptr) {
+    const std::uint32_t floor = need_hist ? tau : 0u;
+    for (std::int64_t j = threadIdx.x; j < vocab; j += token_threads) {
+      const float v = token_to_float(row[j]);
+      float out = 0.0f;
+      if (token_key(token_order_value(v, rule)) >= floor) {
+        const float s = token_score(v, rule);
+        if (s > -INFINITY) {
+          const float w = expf(s - s_max);
+          if (!minp_active || w >= st.min_p) out = static_cast<float>(static_cast<double>(w) / kept_total);
+        }
+      }
+      a.kept_probs[r * vocab + j] = out;
+    }
+  }
+}
+
+__global__ void advance_offsets_kernel(std::uint64_t* offsets, std::int64_t count, std::uint64_t step) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < count) offsets[i] += step;
+}
+
+}  // namespace scankit::device_detail::sampling

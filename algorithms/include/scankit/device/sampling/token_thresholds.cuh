@@ -1,0 +1,342 @@
+// The token sampler's building blocks below the kernel (token_sampler_kernel.cuh): the block's
+// shared memory, the row loops, block reductions, and the thresholds: the bins' running sums, the
+// refinement of one bin, and the boundary tokens sorted and summed on chip.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "scankit/device/sampling/token_keys.cuh"
+#include "scankit/device/util/shuffle.cuh"
+
+namespace scankit::device_detail::sampling {
+
+constexpr int token_threads = 384;
+constexpr int token_max_candidates = 2048;
+
+// Dynamic shared memory of a block.
+struct token_shared {
+  std::uint32_t count_incl[token_bins + 1];  // tokens in bins >= b ([token_bins]: 0)
+  std::uint32_t mass[token_bins];            // integer mass of bin b
+  double w_above[token_bins];                // weight of the bins above b
+  std::int32_t deferred[token_max_candidates];  // chunks holding candidates, raced after tau is known
+  union {
+    struct {
+      unsigned long long entry[token_max_candidates];  // (key << 32) | ~index, sorted descending
+      std::uint64_t mass_incl[token_max_candidates];   // integer mass at or above, within its bin
+    } candidates;
+    struct {
+      std::uint32_t count[token_bins];
+      std::uint32_t mass[token_bins];
+    } sub;
+  };
+};
+
+struct token_row_state {
+  std::int64_t input_row;
+  float temperature, top_p, min_p;
+  std::int32_t top_k;
+  std::uint64_t seed, offset;
+  bool bad;
+  unsigned long long max_entry;  // (key << 32) | ~index of the largest value (lowest index)
+  unsigned long long race_entry;
+  unsigned long long kept_mass;  // sum over K of floor(w_j 2^32)
+  // Results the block shares, each written once before a barrier and read after it.
+  int bin_k, bin_min, bin_p, bin_p_exact, candidate_count, deferred_count, end_k, first_p;
+  // token_refine's results: the threshold key, the bin's integer mass at or above it; and per
+  // level the sub-bin found with the count and mass of the sub-bins above it.
+  std::uint32_t key_result;
+  std::uint64_t mass_result;
+  int found_sub;
+  std::uint32_t found_count_above;
+  std::uint64_t found_mass_above;
+};
+
+// ---- loading -----------------------------------------------------------------------------------
+
+template <class T>
+struct token_vector;
+template <>
+struct token_vector<float> {
+  using type = float4;
+};
+template <>
+struct token_vector<__half> {
+  using type = uint2;
+};
+template <>
+struct token_vector<__nv_bfloat16> {
+  using type = uint2;
+};
+
+// Values 4g .. 4g + 3 of the row (n of them inside it).
+template <class T>
+__device__ __forceinline__ int token_load_group(const T* row, std::int64_t vocab, std::int64_t g, bool aligned,
+                                                float (&v)[4]) {
+  const std::int64_t j = 4 * g;
+  if (j >= vocab) return 0;
+  if (aligned && j + 3 < vocab) {
+    const auto raw = __ldg(reinterpret_cast<const typename token_vector<T>::type*>(row + j));
+    if constexpr (sizeof(T) == 4) {
+      v[0] = raw.x, v[1] = raw.y, v[2] = raw.z, v[3] = raw.w;
+    } else {
+      T h[4];
+      memcpy(h, &raw, sizeof(h));
+#pragma unroll
+      for (int q = 0; q < 4; ++q) v[q] = token_to_float(h[q]);
+    }
+    return 4;
+  }
+  const int n = vocab - j < 4 ? static_cast<int>(vocab - j) : 4;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) v[q] = q < n ? token_to_float(row[j + q]) : 0.0f;
+  return n;
+}
+
+// Calls f(g, v, n) for every group of 4 values this thread owns, Unroll groups' loads in flight.
+// Every lane of a warp makes the same calls (n == 0 past the row's end), so f may use warp
+// intrinsics.
+template <int Unroll = 4, class T, class F>
+__device__ __forceinline__ void token_for_each_group(const T* row, std::int64_t vocab, F f) {
+  constexpr int unroll = Unroll;
+  const std::int64_t groups = (vocab + 3) / 4;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(row) % (4 * sizeof(T)) == 0;
+  const int lane = lane_id();
+  for (std::int64_t g0 = threadIdx.x; g0 - lane < groups; g0 += unroll * token_threads) {
+    float v[unroll][4];
+    int n[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) n[u] = token_load_group(row, vocab, g0 + u * token_threads, aligned, v[u]);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) f(g0 + u * token_threads, v[u], n[u]);
+  }
+}
+
+// The same, for an f(full, g, v, n) that is told at compile time whether the group is whole (the
+// common case, compiled without the tail's tests).
+template <int Unroll = 4, class T, class F>
+__device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f) {
+  token_for_each_group<Unroll>(row, vocab, [&](std::int64_t g, const float(&v)[4], int n) {
+    if (__all_sync(full_warp_mask, n == 4)) {
+      f(std::true_type{}, g, v, 4);
+    } else {
+      f(std::false_type{}, g, v, n);
+    }
+  });
+}
+
+// Adds a token to a shared histogram: 32-bit atomics, which shared memory does natively (the
+// masses' unit keeps every bin's sum below 2^31, token_keys.cuh).
+__device__ __forceinline__ void token_hist_add(std::uint32_t* count, std::uint32_t* mass, bool valid, int bin,
+                                               std::uint32_t m) {
+  if (!valid) return;
+  atomicAdd(&count[bin], 1u);
+  if (m != 0) atomicAdd(&mass[bin], m);
+}
+
+// ---- block reductions --------------------------------------------------------------------------
+
+__device__ __forceinline__ void token_block_max(unsigned long long* target, unsigned long long x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long y = __shfl_xor_sync(full_warp_mask, x, o);
+    x = y > x ? y : x;
+  }
+  if (lane_id() == 0 && x != 0) atomicMax(target, x);
+}
+
+__device__ __forceinline__ void token_block_sum(unsigned long long* target, unsigned long long x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(full_warp_mask, x, o);
+  if (lane_id() == 0 && x != 0) atomicAdd(target, x);
+}
+
+__device__ __forceinline__ unsigned long long token_max_entry(std::uint32_t key, std::int64_t j) {
+  return (static_cast<unsigned long long>(key) << 32) | (0xffffffffu - static_cast<std::uint32_t>(j));
+}
+
+// ---- the bins ----------------------------------------------------------------------------------
+
+// Warp 0: count_incl and w_above from the bins' counts (in count_incl) and weights (in w_above),
+// each lane 64 bins from the top down, lane prefixes by a fixed shuffle tree.
+__device__ void token_scan_bins(token_shared& sm) {
+  if (threadIdx.x >= 32) return;
+  constexpr int per_lane = token_bins / 32;
+  const int lane = threadIdx.x;
+  const int top = token_bins - 1 - lane * per_lane;
+  std::uint32_t c = 0;
+  double w = 0.0;
+  for (int b = top; b > top - per_lane; --b) {
+    c += sm.count_incl[b];
+    w += sm.w_above[b];
+  }
+  std::uint32_t c_ex = 0;
+  double w_ex = 0.0;
+  std::uint32_t c_in = c;
+  double w_in = w;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const std::uint32_t cy = __shfl_up_sync(full_warp_mask, c_in, o);
+    const double wy = __shfl_up_sync(full_warp_mask, w_in, o);
+    if (lane >= o) c_in += cy, w_in = wy + w_in;
+  }
+  c_ex = c_in - c;
+  w_ex = __shfl_up_sync(full_warp_mask, w_in, 1);
+  if (lane == 0) w_ex = 0.0;
+  for (int b = top; b > top - per_lane; --b) {
+    const std::uint32_t cb = sm.count_incl[b];
+    const double wb = sm.w_above[b];
+    c_ex += cb;
+    sm.count_incl[b] = c_ex;
+    sm.w_above[b] = w_ex;
+    w_ex += wb;
+  }
+  if (lane == 0) sm.count_incl[token_bins] = 0;
+}
+
+// The weight of tokens of `bin` at or above some key whose integer mass there is `mass_int`.
+__device__ __forceinline__ double token_mass_at(const token_shared& sm, int bin, std::uint64_t mass_int, float u_max,
+                                                const token_row_rule& rule) {
+  return sm.w_above[bin] + token_bin_weight(mass_int, bin, u_max, rule);
+}
+
+// ---- one threshold by refining its bin ---------------------------------------------------------
+
+enum class token_criterion { count, mass };
+
+// The largest key t of `bin` (t >= floor) with, counting only tokens >= floor:
+//   count: count_above + count(key >= t) >= need;   mass: mass_at(bin, mass(key >= t)) >= target.
+// Two passes over 11 and 10 more bits. Returns t in st.key_result and the bin's integer mass at or
+// above t in st.mass_result. Every thread calls it.
+template <class T>
+__device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm, token_row_state& st, int bin,
+                             std::uint32_t floor, token_criterion criterion, std::uint32_t need, double target,
+                             float u_max, const token_row_rule& rule) {
+  std::uint32_t prefix = static_cast<std::uint32_t>(bin);
+  std::uint32_t count_above = 0;
+  std::uint64_t mass_above = 0;
+  const float bin_top = token_bin_top(bin);
+  for (int level = 1; level <= 2; ++level) {
+    const int shift = level == 1 ? 10 : 0;
+    const int width = level == 1 ? 11 : 10;
+    const int subs = 1 << width;
+    for (int i = threadIdx.x; i < subs; i += token_threads) sm.sub.count[i] = 0, sm.sub.mass[i] = 0;
+    __syncthreads();
+    token_for_each_group(row, vocab, [&](std::int64_t, const float(&v)[4], int n) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const float u = token_order_value(v[q], rule);
+        const std::uint32_t key = token_key(u);
+        const bool in = q < n && (key >> (shift + width)) == prefix && key >= floor;
+        const int s = static_cast<int>((key >> shift) & static_cast<std::uint32_t>(subs - 1));
+        token_hist_add(sm.sub.count, sm.sub.mass, in, s, in ? token_bin_mass(u, bin_top, rule) : 0);
+      }
+    });
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      // Sub-bins from the top, 32 at a time; the first non-empty one that meets the criterion.
+      const int lane = threadIdx.x;
+      std::uint32_t c_carry = count_above;
+      std::uint64_t m_carry = mass_above;
+      int found = -1;
+      std::uint32_t found_c_ex = 0;
+      std::uint64_t found_m_ex = 0, found_m_in = 0;
+      for (int base = subs - 1; base >= 0 && found < 0; base -= 32) {
+        const int s = base - lane;
+        const std::uint32_t c = s >= 0 ? sm.sub.count[s] : 0;
+        const std::uint64_t m = s >= 0 ? sm.sub.mass[s] : 0;
+        std::uint32_t c_in = c;
+        std::uint64_t m_in = m;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+          const std::uint32_t cy = __shfl_up_sync(full_warp_mask, c_in, o);
+          const std::uint64_t my = __shfl_up_sync(full_warp_mask, m_in, o);
+          if (lane >= o) c_in += cy, m_in += my;
+        }
+        c_in += c_carry;
+        m_in += m_carry;
+        bool meets = false;
+        if (s >= 0 && c != 0) {
+          meets = criterion == token_criterion::count ? c_in >= need
+                                                        : token_mass_at(sm, bin, m_in, u_max, rule) >= target;
+        }
+        const unsigned ballot = __ballot_sync(full_warp_mask, meets);
+        if (ballot != 0) {
+          const int first = __ffs(ballot) - 1;
+          found = base - first;
+          found_c_ex = __shfl_sync(full_warp_mask, c_in - c, first);
+          found_m_ex = __shfl_sync(full_warp_mask, m_in - m, first);
+          found_m_in = __shfl_sync(full_warp_mask, m_in, first);
+        }
+        c_carry = __shfl_sync(full_warp_mask, c_in, 31);
+        m_carry = __shfl_sync(full_warp_mask, m_in, 31);
+      }
+      if (lane == 0) {
+        st.found_sub = found;
+        st.found_count_above = found_c_ex;
+        st.found_mass_above = found_m_ex;
+        st.mass_result = found_m_in;
+      }
+    }
+    __syncthreads();
+    // A threshold always exists (the criterion holds for the bin's lowest token), so s >= 0.
+    const int s = st.found_sub;
+    count_above = st.found_count_above;
+    mass_above = st.found_mass_above;
+    prefix = (prefix << width) | static_cast<std::uint32_t>(s < 0 ? 0 : s);
+    __syncthreads();  // everyone has read st before the next level writes it
+  }
+  if (threadIdx.x == 0) st.key_result = prefix;
+  __syncthreads();
+}
+
+// ---- candidates --------------------------------------------------------------------------------
+
+// Sorts the n candidate entries descending (bitonic, padded with zeros to a power of two).
+__device__ void token_sort_candidates(token_shared& sm, int n) {
+  int size = 1;
+  while (size < n) size <<= 1;
+  for (int i = n + threadIdx.x; i < size; i += token_threads) sm.candidates.entry[i] = 0;
+  __syncthreads();
+  for (int k = 2; k <= size; k <<= 1) {
+    for (int stride = k >> 1; stride > 0; stride >>= 1) {
+      for (int i = threadIdx.x; i < size / 2; i += token_threads) {
+        const int lo = 2 * stride * (i / stride) + (i % stride);
+        const int hi = lo + stride;
+        const bool descending = (lo & k) == 0;
+        const unsigned long long a = sm.candidates.entry[lo], b = sm.candidates.entry[hi];
+        if ((a < b) == descending) sm.candidates.entry[lo] = b, sm.candidates.entry[hi] = a;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// Warp 0: mass_incl[i] = the integer mass of candidates 0..i of i's bin (sorted descending, so a
+// bin's candidates are contiguous).
+__device__ void token_scan_candidates(token_shared& sm, int n) {
+  if (threadIdx.x >= 32) return;
+  const int lane = threadIdx.x;
+  std::uint64_t carry = 0;
+  int carry_bin = -1;
+  for (int base = 0; base < n; base += 32) {
+    const int i = base + lane;
+    const bool valid = i < n;
+    std::uint64_t x = valid ? sm.candidates.mass_incl[i] : 0;
+    const int b = valid ? token_bin(static_cast<std::uint32_t>(sm.candidates.entry[i] >> 32)) : -2;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const std::uint64_t y = __shfl_up_sync(full_warp_mask, x, o);
+      const int by = __shfl_up_sync(full_warp_mask, b, o);
+      if (lane >= o && by == b) x += y;
+    }
+    if (b == carry_bin) x += carry;
+    if (valid) sm.candidates.mass_incl[i] = x;
+    const int last = (n - base < 32 ? n - base : 32) - 1;
+    carry = __shfl_sync(full_warp_mask, x, last);
+    carry_bin = __shfl_sync(full_warp_mask, b, last);
+  }
+}
+
+}  // namespace scankit::device_detail::sampling

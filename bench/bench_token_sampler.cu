@@ -1,0 +1,211 @@
+// bench_token_sampler: scankit::sample_tokens on the workloads of FlashInfer's sampling anchor
+// (shared/anchors/flashinfer/), on bit-exactly its data and timed by its method, so that the rows
+// pair with bench/anchors/flashinfer_sampling_anchor's (bench/compare_token_sampler.py). A plain
+// main(), not Google Benchmark: the method (spin kernel before each event pair, offsets that move
+// on with every launch) is the anchor's, shared in bench/anchors/token_sampling_common.cuh.
+//
+// Workloads: b256_v131072, b1_v131072, b64_v32000; --dist uniform|gauss|both (default both).
+// Rows, each from float probabilities (input "probs") and from logits = logf(p) ("logits"):
+//   sample               no filter
+//   top_p                p 0.9
+//   top_k                k 50
+//   top_k_top_p          k 50, then p 0.9 of the top-k set's mass
+//   min_p                0.1
+//   top_k_top_p_per_row  temperature, k and p as device arrays (1; 40..60; 0.85..0.95 by row)
+// and from bf16 logits (the logits rounded to nearest even; "bf16_logits"): top_p 0.9 with the
+// drawn tokens' log-probabilities written too. Seed 42, Philox offset i * round_up(batch*32, 4)
+// for the i-th launch of a row.
+//
+// Checks: every token in [0, vocab); for rows 0, 1, B/4, B/2, 3B/4, B-2, B-1 against a host
+// reference (in the top-k set, mass strictly above the token below p, w >= min_p * max w); the
+// bf16 row's log-probabilities against the host's; a second launch with the same seed and offset
+// gives the same tokens.
+//
+// Run: bench_token_sampler [--dist both] [--iters 20] > token_sampler.json (progress on stderr).
+// Exit status 0 only if every launch succeeded and every check passed (3 otherwise).
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include "anchors/token_sampling_common.cuh"
+#include "scankit/token_sampler.hpp"
+
+namespace scankit_bench {
+extern const char* const build_commit;  // generated build_info.cpp
+}
+
+namespace {
+
+using token_bench::filter;
+using token_bench::filter_kind;
+
+// The device side of one workload (freed at scope exit).
+struct device_inputs {
+  float *probs = nullptr, *logits = nullptr, *temperatures = nullptr, *top_ps = nullptr, *logprobs = nullptr;
+  std::uint16_t* bf16_logits = nullptr;
+  std::int32_t *top_ks = nullptr, *tokens = nullptr;
+
+  explicit device_inputs(const token_bench::workload_data& d) {
+    const std::uint32_t B = d.w.batch;
+    probs = token_bench::to_device(d.probs);
+    logits = token_bench::to_device(d.logits);
+    bf16_logits = token_bench::to_device(d.bf16_logits);
+    std::vector<float> temps(B, 1.0f), ps(B);
+    std::vector<std::int32_t> ks(B);
+    for (std::uint32_t r = 0; r < B; ++r) {
+      ks[r] = token_bench::per_row_top_k(r);
+      ps[r] = token_bench::per_row_top_p(r);
+    }
+    temperatures = token_bench::to_device(temps);
+    top_ks = token_bench::to_device(ks);
+    top_ps = token_bench::to_device(ps);
+    TOKEN_BENCH_CHECK(cudaMalloc(&tokens, B * sizeof(std::int32_t)));
+    TOKEN_BENCH_CHECK(cudaMalloc(&logprobs, B * sizeof(float)));
+    // Pageable copies and cudaMalloc are not ordered with the non-blocking bench stream.
+    TOKEN_BENCH_CHECK(cudaDeviceSynchronize());
+  }
+  device_inputs(const device_inputs&) = delete;
+  device_inputs& operator=(const device_inputs&) = delete;
+  ~device_inputs() {
+    for (void* p : {static_cast<void*>(probs), static_cast<void*>(logits), static_cast<void*>(temperatures),
+                    static_cast<void*>(top_ps), static_cast<void*>(logprobs), static_cast<void*>(bf16_logits),
+                    static_cast<void*>(top_ks), static_cast<void*>(tokens)}) {
+      if (p != nullptr) (void)cudaFree(p);
+    }
+  }
+};
+
+void run_workload(token_bench::harness& h, const token_bench::workload_data& d) {
+  const std::uint32_t B = d.w.batch, V = d.w.vocab;
+  const std::uint64_t seed = h.opts().philox_seed;
+  const device_inputs dev(d);
+  cudaStream_t stream = h.stream();
+
+  // A launch of sample_tokens at a given Philox offset; `values` is float or __nv_bfloat16.
+  auto launcher = [&](const void* values, bool bf16, scankit::token_sampling_params params,
+                      float* logprobs) -> token_bench::launch_fn {
+    params.seed = seed;
+    return [=, &dev](std::uint64_t offset) {
+      scankit::token_sampling_params p = params;
+      p.offset = offset;
+      scankit::token_sampling_outputs out;
+      out.tokens = dev.tokens;
+      out.logprobs = logprobs;
+      if (bf16) {
+        scankit::sample_tokens(static_cast<const __nv_bfloat16*>(values), B, V, B, p, out, stream);
+      } else {
+        scankit::sample_tokens(static_cast<const float*>(values), B, V, B, p, out, stream);
+      }
+      return cudaGetLastError();
+    };
+  };
+  auto row = [&](const char* op, const char* input, const std::string& params_json, const std::string& hash,
+                 const char* outputs) {
+    return token_bench::make_row(d, op, input, params_json, hash, std::string(", \"outputs\": \"") + outputs + "\"");
+  };
+  auto checks_against = [](const std::vector<token_bench::ref_row>& refs,
+                           std::function<filter(std::uint32_t)> filter_of) -> token_bench::check_fn {
+    return [&refs, filter_of](const std::vector<int>& tokens, token_bench::check_tally& t) {
+      token_bench::check_ref_rows(refs, tokens, filter_of, t);
+    };
+  };
+  auto same_for_all = [](filter f) { return [f](std::uint32_t) { return f; }; };
+
+  const int K = token_bench::top_k;
+  const float P = token_bench::top_p, MP = token_bench::min_p;
+  const token_bench::filter_params_json pj(K, P, MP);
+  const char *pk = pj.top_k, *pp = pj.top_p, *pkp = pj.top_k_top_p, *pm = pj.min_p, *prow = pj.per_row;
+
+  struct input_kind {
+    const char* name;
+    const float* values;
+    scankit::token_values kind;
+    const std::vector<token_bench::ref_row>* refs;
+    const std::string* hash;
+  };
+  const input_kind inputs[] = {
+      {"probs", dev.probs, scankit::token_values::probabilities, &d.probs_refs, &d.probs_hash},
+      {"logits", dev.logits, scankit::token_values::logits, &d.logits_refs, &d.logits_hash},
+  };
+  for (const input_kind& in : inputs) {
+    scankit::token_sampling_params base;
+    base.values = in.kind;
+
+    h.run_row(row("sample", in.name, "{}", *in.hash, "tokens"), launcher(in.values, false, base, nullptr),
+              dev.tokens, checks_against(*in.refs, same_for_all({filter_kind::plain})));
+
+    scankit::token_sampling_params p = base;
+    p.top_p = P;
+    h.run_row(row("top_p", in.name, pp, *in.hash, "tokens"), launcher(in.values, false, p, nullptr), dev.tokens,
+              checks_against(*in.refs, same_for_all({filter_kind::top_p, 0, P})));
+
+    p = base;
+    p.top_k = K;
+    h.run_row(row("top_k", in.name, pk, *in.hash, "tokens"), launcher(in.values, false, p, nullptr), dev.tokens,
+              checks_against(*in.refs, same_for_all({filter_kind::top_k, K})));
+
+    p = base;
+    p.top_k = K;
+    p.top_p = P;
+    h.run_row(row("top_k_top_p", in.name, pkp, *in.hash, "tokens"), launcher(in.values, false, p, nullptr),
+              dev.tokens, checks_against(*in.refs, same_for_all({filter_kind::top_k_then_top_p, K, P})));
+
+    p = base;
+    p.min_p = MP;
+    h.run_row(row("min_p", in.name, pm, *in.hash, "tokens"), launcher(in.values, false, p, nullptr), dev.tokens,
+              checks_against(*in.refs, same_for_all({filter_kind::min_p, 0, 1.0, MP})));
+
+    // The same filters as top_k_top_p, read per row from device arrays.
+    p = base;
+    p.temperatures = dev.temperatures;
+    p.top_ks = dev.top_ks;
+    p.top_ps = dev.top_ps;
+    h.run_row(row("top_k_top_p_per_row", in.name, prow, *in.hash, "tokens"), launcher(in.values, false, p, nullptr),
+              dev.tokens, checks_against(*in.refs, [](std::uint32_t r) {
+                return filter{filter_kind::top_k_then_top_p, token_bench::per_row_top_k(r),
+                              token_bench::per_row_top_p(r)};
+              }));
+  }
+
+  // bf16 logits, top-p, tokens and their log-probabilities in the kept (renormalised) set.
+  scankit::token_sampling_params p;
+  p.values = scankit::token_values::logits;
+  p.top_p = P;
+  h.run_row(row("top_p", "bf16_logits", pp, d.bf16_hash, "tokens+logprobs"),
+            launcher(dev.bf16_logits, true, p, dev.logprobs), dev.tokens,
+            [&](const std::vector<int>& tokens, token_bench::check_tally& t) {
+              token_bench::check_ref_rows(d.bf16_refs, tokens, same_for_all({filter_kind::top_p, 0, P}), t);
+              std::vector<float> lp(B);
+              TOKEN_BENCH_CHECK(cudaMemcpy(lp.data(), dev.logprobs, B * sizeof(float), cudaMemcpyDeviceToHost));
+              long long bad = 0;
+              for (float x : lp) bad += (std::isfinite(x) && x <= 1e-6f) ? 0 : 1;
+              t.add(bad == 0, "log-probabilities not finite or above 0: " + std::to_string(bad));
+              for (const token_bench::ref_row& r : d.bf16_refs) {
+                const int tok = tokens[r.row];
+                if (tok < 0 || static_cast<std::uint32_t>(tok) >= V) continue;  // counted already
+                const double want = r.top_p_logprob(tok, P);
+                const double got = lp[r.row];
+                t.add(std::fabs(got - want) < 1e-3, "row " + std::to_string(r.row) + " logprob " + std::to_string(got) +
+                                                         ", host " + std::to_string(want));
+              }
+            });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const token_bench::options o = token_bench::parse_options(argc, argv, "bench_token_sampler");
+  token_bench::harness h(o, "bench_token_sampler");
+  const char* given = std::getenv("SCANKIT_COMMIT");
+  const std::string commit = given != nullptr && *given != '\0' ? given : scankit_bench::build_commit;
+  token_bench::for_each_workload(h, o, run_workload);
+  h.print_json("  \"scankit_commit\": " + token_bench::jstr(commit) +
+               ",\n  \"scankit_build_commit\": " + token_bench::jstr(scankit_bench::build_commit) + ",\n");
+  return h.ok() ? 0 : 3;
+}
