@@ -8,6 +8,7 @@
 //   scankit sample                                   Zipf(1.1) over 2^20 bins, 10^7 draws
 //   scankit sample --weights w.txt --draws 1000000 --plot hist.png
 //   scankit sample --zipf-bins 1000 --zipf-s 0.8 --groups 20 --seed 3
+//   scankit sample --rows 256 ...                  a language model's next-token step (token_sample_app.cpp)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -157,7 +158,12 @@ void write_plot(const std::string& png, const std::vector<histogram_row>& rows) 
 
 }  // namespace
 
+int run_token_sample_app(int argc, char** argv);  // token_sample_app.cpp
+
 int run_sample_app(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--rows") return run_token_sample_app(argc, argv);
+  }
   app_options o;
   if (const int status = parse(argc, argv, o); status >= 0) return status;
   const std::vector<double> w = o.weights.empty() ? scankit::reference::zipf_weights(o.zipf_bins, o.zipf_s)

@@ -69,3 +69,17 @@ TEST(SampleApp, GeneratedZipfRuns) {
 }
 
 }  // namespace
+
+// `scankit sample --rows` (apps/token_sample_app.cpp): bad command lines throw; generated rows are
+// drawn and checked against the host reference (on the GPU where there is one).
+TEST(SampleApp, RowsModeChecksItsArgumentsAndDraws) {
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--rows", "0"}, {"--rows", "2", "--top-p", "0"}, {"--rows", "2", "--top-p", "1.5"},
+        {"--rows", "2", "--temperature", "-1"}, {"--rows", "2", "--top-k", "-1"}, {"--rows", "2", "--min-p", "2"},
+        {"--rows", "2", "--dtype", "f64"}, {"--rows", "2", "--vocab", "10", "--input", "/nonexistent/logits.bin"}})
+    EXPECT_THROW(run(bad), scankit::error) << ::testing::PrintToString(bad);
+  std::string out;
+  EXPECT_EQ(run({"--rows", "3", "--vocab", "777", "--top-k", "20", "--top-p", "0.8", "--dtype", "bf16"}, &out), 0);
+  EXPECT_NE(out.find("3 rows of 777 logits (bf16)"), std::string::npos) << out;
+  EXPECT_EQ(run({"--rows", "2", "--vocab", "100", "--probabilities", "--min-p", "0.1", "--temperature", "0"}, &out), 0);
+}

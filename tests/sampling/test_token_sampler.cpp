@@ -1,7 +1,8 @@
-// GPU tests of the token sampler (scankit/token_sampler.hpp) against the host reference of
-// token_sampler_reference.hpp: every drawn token lies in the reference's loose kept set, and where
-// the kept set is known exactly the token is the host's own draw (the race between chunks of 32
-// tokens and the inverse CDF inside the winner, replayed in float with the same Philox words; rows
+// GPU tests of the token sampler (scankit/token_sampler.hpp) against the host reference
+// (scankit/reference/token_sampler_reference.hpp): every drawn token lies in the reference's loose
+// kept set, and where the kept set is known exactly the token is the host's own draw (the race
+// between chunks of 32 tokens and the inverse CDF inside the winner, replayed in float with the
+// same Philox words; rows
 // whose draw is within rounding skipped, or only their chunk checked); greedy rows, bad rows,
 // logprobs and kept_probs; the kept distribution by chi-square (fixed seeds); the same token
 // whatever the batch, position, call or parameter source; seeds and offsets in device memory, and a
@@ -29,15 +30,15 @@
 
 #include "sampling_test_util.hpp"
 #include "scankit/error.hpp"
+#include "scankit/reference/token_sampler_reference.hpp"
 #include "scankit/token_sampler.hpp"
 #include "support/gpu_test.hpp"
 #include "support/graph_replay.hpp"
-#include "token_sampler_reference.hpp"
 
 namespace {
 
 using scankit::testing::device_buffer;
-namespace ref = scankit::testing::token_ref;
+namespace ref = scankit::reference::tokens;
 
 constexpr float inf = std::numeric_limits<float>::infinity();
 constexpr float nan_value = std::numeric_limits<float>::quiet_NaN();

@@ -1,6 +1,6 @@
-// Host reference of the token sampler (scankit/token_sampler.hpp) for the tests: the kept set K
-// of one row in double precision, and the draw (the race between chunks of 32 tokens, then the
-// inverse CDF inside the winner) replayed in float with the device's Philox words.
+// Host reference of the token sampler (scankit/token_sampler.hpp), for the tests and the command
+// line: the kept set K of one row in double precision, and the draw (the race between chunks of 32
+// tokens, then the inverse CDF inside the winner) replayed in float with the device's Philox words.
 //
 // The device adds the filters' weights in fixed point, so a top-p or min-p decision next to its
 // boundary may fall either way. The reference gives two kept sets instead of one: K_strict, the
@@ -21,7 +21,7 @@
 
 #include "scankit/detail/philox.hpp"
 
-namespace scankit::testing::token_ref {
+namespace scankit::reference::tokens {
 
 // Relative slack of the top-p target and of the min-p bound between K_strict and K_loose.
 constexpr double top_p_slack = 1e-5;
@@ -458,4 +458,4 @@ inline row_check check_row(const float* v, std::int64_t vocab, const row_params&
   return check_row(v, vocab, reference_row(v, vocab, p, order), seed, offset, token, logprob, kept);
 }
 
-}  // namespace scankit::testing::token_ref
+}  // namespace scankit::reference::tokens
