@@ -195,6 +195,9 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   std::uint32_t collect_floor = 0xffffffffu;  // keys in [collect_floor, sure_floor) are collected
   int lo = 0, hi = token_bins - 1;
   bool fast = true;
+  // The candidates' place: tokens above them, and the integer mass above them in their bin.
+  std::uint32_t candidates_above = 0;
+  std::uint64_t candidates_mass_base = 0;
   double mass_all = 0.0;
   if (need_hist) {
     for (int b = threadIdx.x; b < token_bins; b += token_threads) sm.w_above[b] = token_bin_weight(sm.mass[b], b, u_max, rule);
@@ -232,11 +235,26 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     hi = p_active ? (st.bin_p > lo ? st.bin_p : lo) : lo;
     const std::uint32_t candidates = sm.count_incl[lo] - sm.count_incl[hi + 1];
     fast = candidates <= token_max_candidates;
+    candidates_above = sm.count_incl[hi + 1];
     if (fast) {
       collect_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
       sure_floor = hi + 1 >= token_bins ? 0xffffffffu : static_cast<std::uint32_t>(hi + 1) << token_bin_shift;
       // keys >= 0xffffffff are NaN: never in a row that reaches here, so that floor races none.
-    } else {
+    } else if (k_active != p_active) {
+      // One threshold in a crowded bin: one more pass finds its 11-bit sub-bin; when that fits,
+      // its tokens are the candidates, and the sub-bins above it are counted in their place.
+      token_refine(row, vocab, sm, st, lo, 0u, k_active ? token_criterion::count : token_criterion::mass,
+                   k_active ? k - sm.count_incl[lo + 1] : 0u, target, u_max, rule, 1);
+      if (st.found_sub >= 0 && st.found_count <= token_max_candidates) {
+        fast = true;
+        collect_floor = st.key_result;
+        sure_floor = collect_floor + (1u << 10);  // the sub-bin's end; a bin's last ends at the next bin
+        candidates_above = sm.count_incl[lo + 1] + st.found_count_above;
+        candidates_mass_base = st.found_mass_above;
+      }
+      __syncthreads();
+    }
+    if (!fast) {
       // Thresholds one at a time, each by refining its bin.
       std::uint32_t tau_k = 0;
       double mass_k = mass_all;
@@ -389,7 +407,11 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     __syncthreads();
     token_scan_candidates(sm, n);
     __syncthreads();
-    const std::uint32_t above = sm.count_incl[hi + 1];  // tokens in the sure bins
+    if (candidates_mass_base != 0) {  // candidates of one sub-bin: their bin's mass above them first
+      for (int i = threadIdx.x; i < n; i += token_threads) sm.candidates.mass_incl[i] += candidates_mass_base;
+      __syncthreads();
+    }
+    const std::uint32_t above = candidates_above;  // tokens above the candidates
     auto key_at = [&](int i) { return static_cast<std::uint32_t>(sm.candidates.entry[i] >> 32); };
     auto group_end = [&](int i) { return i == n - 1 || key_at(i + 1) != key_at(i); };
     std::uint32_t tau_k = 0;

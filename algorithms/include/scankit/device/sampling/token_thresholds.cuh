@@ -50,6 +50,7 @@ struct token_row_state {
   std::uint64_t mass_result;
   int found_sub;
   std::uint32_t found_count_above;
+  std::uint32_t found_count;  // tokens of the sub-bin found
   std::uint64_t found_mass_above;
 };
 
@@ -208,16 +209,18 @@ enum class token_criterion { count, mass };
 // The largest key t of `bin` (t >= floor) with, counting only tokens >= floor:
 //   count: count_above + count(key >= t) >= need;   mass: mass_at(bin, mass(key >= t)) >= target.
 // Two passes over 11 and 10 more bits. Returns t in st.key_result and the bin's integer mass at or
-// above t in st.mass_result. Every thread calls it.
+// above t in st.mass_result. Every thread calls it. With levels == 1, one pass: st.key_result is
+// the lowest key of the 11-bit sub-bin that holds t, st.found_count its tokens, and
+// st.found_count_above / st.found_mass_above the count and integer mass of the bin's tokens above it.
 template <class T>
 __device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm, token_row_state& st, int bin,
                              std::uint32_t floor, token_criterion criterion, std::uint32_t need, double target,
-                             float u_max, const token_row_rule& rule) {
+                             float u_max, const token_row_rule& rule, int levels = 2) {
   std::uint32_t prefix = static_cast<std::uint32_t>(bin);
   std::uint32_t count_above = 0;
   std::uint64_t mass_above = 0;
   const float bin_top = token_bin_top(bin);
-  for (int level = 1; level <= 2; ++level) {
+  for (int level = 1; level <= levels; ++level) {
     const int shift = level == 1 ? 10 : 0;
     const int width = level == 1 ? 11 : 10;
     const int subs = 1 << width;
@@ -240,7 +243,7 @@ __device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm,
       std::uint32_t c_carry = count_above;
       std::uint64_t m_carry = mass_above;
       int found = -1;
-      std::uint32_t found_c_ex = 0;
+      std::uint32_t found_c_ex = 0, found_c = 0;
       std::uint64_t found_m_ex = 0, found_m_in = 0;
       for (int base = subs - 1; base >= 0 && found < 0; base -= 32) {
         const int s = base - lane;
@@ -266,6 +269,7 @@ __device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm,
           const int first = __ffs(ballot) - 1;
           found = base - first;
           found_c_ex = __shfl_sync(full_warp_mask, c_in - c, first);
+          found_c = __shfl_sync(full_warp_mask, c, first);
           found_m_ex = __shfl_sync(full_warp_mask, m_in - m, first);
           found_m_in = __shfl_sync(full_warp_mask, m_in, first);
         }
@@ -274,6 +278,7 @@ __device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm,
       }
       if (lane == 0) {
         st.found_sub = found;
+        st.found_count = found_c;
         st.found_count_above = found_c_ex;
         st.found_mass_above = found_m_ex;
         st.mass_result = found_m_in;
@@ -287,7 +292,7 @@ __device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm,
     prefix = (prefix << width) | static_cast<std::uint32_t>(s < 0 ? 0 : s);
     __syncthreads();  // everyone has read st before the next level writes it
   }
-  if (threadIdx.x == 0) st.key_result = prefix;
+  if (threadIdx.x == 0) st.key_result = levels == 1 ? prefix << 10 : prefix;
   __syncthreads();
 }
 
