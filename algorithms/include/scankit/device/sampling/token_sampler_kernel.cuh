@@ -16,9 +16,10 @@
 //      (token_race.cuh), tokens below them are dropped, and the tokens of the bins between are
 //      collected in shared memory, sorted, and the thresholds found among them; the chunks that
 //      hold them race then, re-read.
-// When the bins between hold more tokens than fit (nearly flat rows), each threshold is found by
-// two more histogram passes over 11 and then 10 more bits of its bin instead, and the race is a
-// pass of its own.
+// When the bins between hold more tokens than fit, a single threshold's bin is refined by 11 bits
+// in one more pass and its boundary sub-bin collected instead; when that does not fit either
+// (nearly flat rows), or with both top-k and top-p, each threshold is found by two more histogram
+// passes over 11 and then 10 more bits of its bin, and the race is a pass of its own.
 #pragma once
 
 #include <cstdint>
