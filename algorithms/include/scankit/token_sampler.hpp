@@ -10,7 +10,8 @@
 //   top-k      (k >= 1 and k < vocab) keep the tokens whose value is at least the k-th largest;
 //   top-p      (p < 1) of those, keep the most probable ones until their weight reaches p of the
 //              top-k set's weight (the token that crosses p is kept);
-//   min-p      (min_p > 0) keep only tokens with expf(s_j - s_max) >= min_p;
+//   min-p      (min_p > 0) keep only tokens whose weight is at least min_p: s_j - s_max >= logf(min_p)
+//              in float (for probabilities at T = 1: v_j >= min_p * v_max, v_max the largest value);
 //   greedy     (T == 0 or k == 1) the single most probable token, ties to the lowest index;
 // and draw token j of the kept set K with probability w_j / sum_K w, in two steps (exact, and
 // the same for any launch): a race between chunks of 32 consecutive tokens, then an inverse CDF

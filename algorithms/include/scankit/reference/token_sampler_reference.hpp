@@ -175,7 +175,8 @@ inline row_reference reference_row(const float* v, std::int64_t vocab, const row
     loose_p = top_p_threshold(double(p.top_p) * (1.0 + top_p_slack) * mass_k);
   }
 
-  // min-p: expf(s_j - s_max) >= min_p in float, as the device; the smallest value that passes.
+  // min-p: expf(s_j - s_max) >= min_p in float, which brackets the device's test (s_j - s_max >=
+  // logf(min_p), or v_j >= min_p * v_max) within the slack; the smallest value that passes.
   auto min_p_threshold = [&](double bound) {
     float lowest = INFINITY;
     for (std::int64_t j = 0; j < vocab; ++j)

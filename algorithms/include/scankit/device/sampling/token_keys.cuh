@@ -45,11 +45,25 @@ struct token_row_rule {
   float mass_unit;  // 2^31 / (vocab rounded up to a power of 2): a bin's integer mass fits 32 bits
 };
 
+// The kind of a row's values, as template arguments, so the hot loops are compiled once per kind
+// without per-token tests of it: logits, probabilities at T = 1 ("raw": a token's weight is its
+// value), or any row (the tests made at run time).
+struct token_any_kind {};
+struct token_logits_kind {};
+struct token_raw_kind {};
+
 // The value a token is ordered by (its key is token_key of this).
 __device__ __forceinline__ float token_order_value(float v, const token_row_rule& rule) {
   if (!rule.logits) return v;
   return (rule.temperature == 1.0f ? v : v / rule.temperature) - rule.shift;
 }
+__device__ __forceinline__ float token_order_value(float v, const token_row_rule& rule, token_any_kind) {
+  return token_order_value(v, rule);
+}
+__device__ __forceinline__ float token_order_value(float v, const token_row_rule& rule, token_logits_kind) {
+  return (rule.temperature == 1.0f ? v : v / rule.temperature) - rule.shift;
+}
+__device__ __forceinline__ float token_order_value(float v, const token_row_rule&, token_raw_kind) { return v; }
 
 // A value that makes its row bad: NaN or +infinity; for probabilities also negative or infinite.
 __device__ __forceinline__ bool token_value_bad(float v, bool logits) {
@@ -61,6 +75,19 @@ __device__ __forceinline__ bool token_value_bad(float v, bool logits) {
 __device__ __forceinline__ float token_score(float v, const token_row_rule& rule) {
   const float s = rule.logits ? v : logf(v);
   return rule.temperature == 1.0f ? s : s / rule.temperature;
+}
+
+// The min-p test, against a bound computed once per row (token_min_p_bound): for probabilities at
+// T = 1, v >= min_p * v_max (v_max the row's largest value); otherwise s - s_max >= logf(min_p).
+// Both are expf(s - s_max) >= min_p up to the rounding of one operation, without a logarithm or
+// an exponential per token.
+struct token_min_p_bound {
+  bool raw;
+  float bound;  // min_p * v_max, or logf(min_p)
+  float s_max;
+};
+__device__ __forceinline__ bool token_min_p_keeps(float v, float s, const token_min_p_bound& b) {
+  return b.raw ? v >= b.bound : s - b.s_max >= b.bound;
 }
 
 // The weight of a token of order value u relative to the top of its bin, in units of 1 / mass_unit
@@ -79,6 +106,23 @@ __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, 
   if (!(r > 0.0f)) return 0;
   r = fminf(r, 1.0f);
   return static_cast<std::uint32_t>(r * rule.mass_unit);
+}
+
+__device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule,
+                                                      token_any_kind) {
+  return token_bin_mass(u, bin_top, rule);
+}
+__device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule,
+                                                      token_logits_kind) {
+  if (!(u > -INFINITY)) return 0;
+  const float r = fminf(expf(u - bin_top), 1.0f);
+  return r > 0.0f ? static_cast<std::uint32_t>(r * rule.mass_unit) : 0u;
+}
+__device__ __forceinline__ std::uint32_t token_bin_mass(float v, float bin_top, const token_row_rule& rule,
+                                                      token_raw_kind) {
+  if (!(v > 0.0f)) return 0;
+  const float r = fminf(v / bin_top, 1.0f);
+  return r > 0.0f ? static_cast<std::uint32_t>(r * rule.mass_unit) : 0u;
 }
 
 // Bin mass (units of 1 / mass_unit of the bin's top weight) to weight relative to the row's

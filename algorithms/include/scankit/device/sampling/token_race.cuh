@@ -100,4 +100,29 @@ struct token_race {
   }
 };
 
+// Chunks scored a warp at a time. A round of a row loop leaves four chunks per warp, one per octet;
+// each is held by one lane of its octet (lane 8 o + round), so after eight rounds every lane holds
+// a chunk and the warp draws 32 Philox numbers and logarithms in one go, not four per round. The
+// race is order-independent (see above), so scoring late changes no token.
+struct token_race_batch {
+  std::int64_t chunk = -1;  // -1: nothing held (or the chunk keeps nothing)
+  token_chunk held{-INFINITY, 0.0f};
+
+  // Every lane of the octet calls this with the octet's chunk; round in [0, 8).
+  __device__ __forceinline__ void hold(int round, std::int64_t chunk_index, const token_chunk& c, bool join) {
+    if ((threadIdx.x & 7) == static_cast<unsigned>(round)) {
+      chunk = join && c.m > -INFINITY ? chunk_index : -1;
+      held = c;
+    }
+  }
+  // Every lane of the warp calls this: the held chunks race, and the lanes are emptied.
+  __device__ __forceinline__ void flush(token_race& race, std::uint64_t seed, std::uint64_t offset) {
+    if (__any_sync(0xffffffffu, chunk >= 0) && chunk >= 0) {
+      const scankit::detail::philox_words words = token_noise(seed, offset, chunk);
+      race.run(chunk, token_chunk_score(held, words.x[0]));
+    }
+    chunk = -1;
+  }
+};
+
 }  // namespace scankit::device_detail::sampling

@@ -135,6 +135,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   const bool want_mass = a.logprobs != nullptr || a.kept_probs != nullptr;
   const bool need_hist = k_active || p_active;
   const bool need_max = greedy || need_hist || minp_active || want_mass;
+  const bool raw = !logits && st.temperature == 1.0f;  // probabilities at T = 1
 
   // Pass 1: the largest value, and the histogram when a filter needs it; bad values.
   if (need_max) {
@@ -143,24 +144,45 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       __syncthreads();
     }
     bool bad = false;
-    unsigned long long best = 0;
-    token_for_each_full_group(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n) {
+    // This thread's largest key and its first token (a thread meets its tokens in index order).
+    std::uint32_t best_key = 0;
+    std::int64_t best_j = -1;
+    auto pass1 = [&](auto kind, auto hist) {
+      using kind_t = decltype(kind);
+      constexpr bool any_kind = std::is_same_v<kind_t, token_any_kind>;
+      token_for_each_full_group(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int) {
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const bool valid = decltype(full)::value || q < n;
-        const float u = greedy ? v[q] : token_order_value(v[q], rule);
-        const std::uint32_t key = token_key(u);
-        if (valid) {
-          bad |= token_value_bad(v[q], logits);
-          const unsigned long long e = token_max_entry(key, 4 * g + q);
-          best = e > best ? e : best;
+        for (int q = 0; q < 4; ++q) {
+          const bool valid = decltype(full)::value || q < n;
+          const float u = any_kind && greedy ? v[q] : token_order_value(v[q], rule, kind);
+          const std::uint32_t key = token_key(u);
+          if (valid) {
+            bad |= token_value_bad(v[q], any_kind ? logits : std::is_same_v<kind_t, token_logits_kind>);
+            if (key > best_key || best_j < 0) best_key = key, best_j = 4 * g + q;
+          }
+          if constexpr (decltype(hist)::value) {
+            const int bin = token_bin(key);
+            token_hist_add(sm.count_incl, sm.mass, valid, bin,
+                           valid ? token_bin_mass(u, token_bin_top(bin), rule, kind) : 0);
+          }
         }
-        if (need_hist) {
-          const int bin = token_bin(key);
-          token_hist_add(sm.count_incl, sm.mass, valid, bin, valid ? token_bin_mass(u, token_bin_top(bin), rule) : 0);
-        }
+      });
+    };
+    auto pass1_of = [&](auto kind) {
+      if (need_hist) {
+        pass1(kind, std::true_type{});
+      } else {
+        pass1(kind, std::false_type{});
       }
-    });
+    };
+    if (greedy || !(logits || raw)) {
+      pass1_of(token_any_kind{});
+    } else if (logits) {
+      pass1_of(token_logits_kind{});
+    } else {
+      pass1_of(token_raw_kind{});
+    }
+    const unsigned long long best = best_j < 0 ? 0ull : token_max_entry(best_key, best_j);
     token_block_max(&st.max_entry, best);
     if (__syncthreads_or(bad)) {
       write_bad();
@@ -177,6 +199,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     return;
   }
   const float s_max = need_max && !greedy ? token_score(v_at_max, rule) : 0.0f;
+  const token_min_p_bound min_p_bound{raw, raw ? st.min_p * v_at_max : logf(st.min_p), s_max};
 
   if (greedy) {
     const std::int32_t token = static_cast<std::int32_t>(0xffffffffu - static_cast<std::uint32_t>(st.max_entry));
@@ -292,11 +315,10 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   // are collected, and their chunks deferred until tau is known.
   if (threadIdx.x == 0) st.candidate_count = 0, st.deferred_count = 0;
   __syncthreads();
-  const bool raw = !logits && st.temperature == 1.0f;
   std::uint64_t kept_mass = 0;  // sum over this thread's kept tokens of floor(w 2^32)
   token_race race;              // over chunk indices
+  token_race_batch batch;       // chunks waiting for their draws
   const std::uint64_t seed = st.seed, offset = st.offset;
-  const bool octet_leader = (lane_id() & 7) == 0;
   bool bad = false;  // checked here when pass 1 did not run
   const bool all_sure = sure_floor == 0 && collect_floor == 0xffffffffu;
   // The kept tokens of a group at or above `floor` (and min-p), their scores, and the mass the
@@ -311,27 +333,24 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       if (floor != 0 || count_below != 0xffffffffu) key = token_key(token_order_value(v[q], rule));
       kept[q] = kept[q] && key >= floor;
       sc[q] = 0.0f;
-      if (kept[q] && (!raw || minp_active || want_mass)) sc[q] = token_score(v[q], rule);
-      if (kept[q] && (minp_active || want_mass)) {
-        const float w = expf(sc[q] - s_max);
-        kept[q] = !minp_active || w >= st.min_p;
-        if (kept[q] && want_mass && (count_below == 0xffffffffu || key < count_below)) kept_mass += static_cast<std::uint64_t>(w * 4294967296.0f);
+      if (kept[q] && (!raw || want_mass)) sc[q] = token_score(v[q], rule);
+      if (kept[q] && minp_active) kept[q] = token_min_p_keeps(v[q], sc[q], min_p_bound);
+      if (kept[q] && want_mass && (count_below == 0xffffffffu || key < count_below)) {
+        kept_mass += static_cast<std::uint64_t>(expf(sc[q] - s_max) * 4294967296.0f);
       }
     }
   };
-  auto race_chunk = [&](std::int64_t chunk, const bool(&kept)[4], const float(&sc)[4], const float(&v)[4], bool join) {
-    const token_chunk c = token_octet_chunk(kept, sc, v, raw);
-    if (join && octet_leader && c.m > -INFINITY) {
-      const scankit::detail::philox_words words = token_noise(seed, offset, chunk);
-      race.run(chunk, token_chunk_score(c, words.x[0]));
-    }
-  };
+  // Chunks are raced eight rounds of groups at a time: one chunk per lane.
+  constexpr int rounds = 8;
+  auto hold_chunk = [&](int round, std::int64_t chunk, const bool(&kept)[4], const float(&sc)[4], const float(&v)[4],
+                        bool join) { batch.hold(round, chunk, token_octet_chunk(kept, sc, v, raw), join); };
+  auto race_held = [&] { batch.flush(race, seed, offset); };
   if (all_sure && !minp_active && !want_mass) {
     // Plain sampling: every token with weight races. Compiled once per kind of value, so that the
     // loop tests nothing per token that is the same for the whole row.
     auto plain = [&](auto logits_tag, auto raw_tag) {
       constexpr bool is_logits = decltype(logits_tag)::value, is_raw = decltype(raw_tag)::value;
-      token_for_each_full_group<2>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n) {
+      token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         bool kept[4];
         float sc[4];
@@ -348,8 +367,8 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
             sc[q] = logf(v[q]) / st.temperature;
           }
         }
-        race_chunk(g >> 3, kept, sc, v, true);
-      });
+        hold_chunk(round, g >> 3, kept, sc, v, true);
+      }, race_held);
     };
     if (logits) {
       plain(std::true_type{}, std::false_type{});
@@ -358,8 +377,49 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     } else {
       plain(std::false_type{}, std::false_type{});
     }
+  } else if (!want_mass && (logits || raw)) {
+    // Filtered sampling without the optional outputs, compiled per kind of value: each token's key
+    // once, for the race and for the collection.
+    auto filtered = [&](auto kind) {
+      constexpr bool is_logits = std::is_same_v<decltype(kind), token_logits_kind>;
+      constexpr bool is_raw = std::is_same_v<decltype(kind), token_raw_kind>;
+      token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+        constexpr bool whole = decltype(full)::value;
+        bool kept[4], collect[4];
+        float sc[4];
+        std::uint32_t key[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const bool valid = whole || q < n;
+          key[q] = token_key(token_order_value(v[q], rule, kind));
+          collect[q] = valid && key[q] < sure_floor && key[q] >= collect_floor;
+          kept[q] = valid && (is_logits ? v[q] > -INFINITY : v[q] > 0.0f) && key[q] >= sure_floor;
+          sc[q] = is_logits ? (st.temperature == 1.0f ? v[q] : v[q] / st.temperature) : 0.0f;
+          if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], sc[q], min_p_bound);
+        }
+        bool defer = collect[0] || collect[1] || collect[2] || collect[3];
+        if (__any_sync(full_warp_mask, defer)) {
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            if (collect[q]) sm.candidates.entry[atomicAdd(&st.candidate_count, 1)] = token_max_entry(key[q], 4 * g + q);
+          }
+#pragma unroll
+          for (int o = 1; o < 8; o <<= 1) defer |= __shfl_xor_sync(full_warp_mask, defer, o) != 0;
+          if (defer && (lane_id() & 7) == 0) sm.deferred[atomicAdd(&st.deferred_count, 1)] = static_cast<std::int32_t>(g >> 3);
+        }
+        // Most groups of a filtered row hold no kept token: their warps skip the chunk sums.
+        if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
+          batch.hold(round, g >> 3, token_octet_chunk(kept, sc, v, is_raw), !defer);
+        }
+      }, race_held);
+    };
+    if (logits) {
+      filtered(token_logits_kind{});
+    } else {
+      filtered(token_raw_kind{});
+    }
   } else {
-    token_for_each_full_group<2>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n) {
+    token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
       constexpr bool whole = decltype(full)::value;
       if (!need_max) {
 #pragma unroll
@@ -381,7 +441,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
         if (__any_sync(full_warp_mask, defer)) {
 #pragma unroll
           for (int o = 1; o < 8; o <<= 1) defer |= __shfl_xor_sync(full_warp_mask, defer, o) != 0;
-          if (defer && octet_leader) sm.deferred[atomicAdd(&st.deferred_count, 1)] = static_cast<std::int32_t>(g >> 3);
+          if (defer && (lane_id() & 7) == 0) sm.deferred[atomicAdd(&st.deferred_count, 1)] = static_cast<std::int32_t>(g >> 3);
         }
       }
       // Most groups of a filtered row hold no kept token: their warps skip the chunk sums.
@@ -389,9 +449,9 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
         bool kept[4];
         float sc[4];
         keep(v, n, whole, sure_floor, 0xffffffffu, kept, sc);
-        race_chunk(g >> 3, kept, sc, v, !defer);
+        hold_chunk(round, g >> 3, kept, sc, v, !defer);
       }
-    });
+    }, race_held);
   }
   if (__syncthreads_or(bad)) {
     write_bad();
@@ -448,6 +508,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     // The deferred chunks, four per warp (one per octet), each re-read whole.
     const int deferred = st.deferred_count;
     const int octet = (threadIdx.x & 31) >> 3;
+    int round = 0;
     for (int base = warp_id() * 4; base < deferred; base += token_threads / 8) {
       const int i = base + octet;
       const std::int64_t chunk = i < deferred ? sm.deferred[i] : -1;
@@ -460,8 +521,10 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       bool kept[4];
       float sc[4];
       keep(v, count, false, tau, sure_floor, kept, sc);
-      race_chunk(chunk, kept, sc, v, chunk >= 0);
+      hold_chunk(round, chunk, kept, sc, v, chunk >= 0);
+      if (++round == rounds) race_held(), round = 0;
     }
+    race_held();
   }
   token_block_max(&st.race_entry, race.entry());
   if (want_mass) token_block_sum(&st.kept_mass, kept_mass);
@@ -522,8 +585,9 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       if (token_key(token_order_value(v, rule)) >= floor) {
         const float s = token_score(v, rule);
         if (s > -INFINITY) {
-          const float w = expf(s - s_max);
-          if (!minp_active || w >= st.min_p) out = static_cast<float>(static_cast<double>(w) / kept_total);
+          if (!minp_active || token_min_p_keeps(v, s, min_p_bound)) {
+            out = static_cast<float>(static_cast<double>(expf(s - s_max)) / kept_total);
+          }
         }
       }
       a.kept_probs[r * vocab + j] = out;

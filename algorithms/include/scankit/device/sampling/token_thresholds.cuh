@@ -95,36 +95,51 @@ __device__ __forceinline__ int token_load_group(const T* row, std::int64_t vocab
   return n;
 }
 
-// Calls f(g, v, n) for every group of 4 values this thread owns, Unroll groups' loads in flight.
-// Every lane of a warp makes the same calls (n == 0 past the row's end), so f may use warp
-// intrinsics.
-template <int Unroll = 4, class T, class F>
-__device__ __forceinline__ void token_for_each_group(const T* row, std::int64_t vocab, F f) {
+struct token_no_op {
+  __device__ __forceinline__ void operator()() const {}
+};
+
+// Calls f(g, v, n, round) for every group of 4 values this thread owns, Unroll groups' loads in
+// flight, with round counting the calls modulo 8; and done() after every 8 rounds (Unroll divides
+// or is a multiple of 8) and once at the end. Every lane of a warp makes the same calls (n == 0
+// past the row's end), so f and done may use warp intrinsics.
+template <int Unroll = 4, class T, class F, class Done = token_no_op>
+__device__ __forceinline__ void token_for_each_group(const T* row, std::int64_t vocab, F f, Done done = {}) {
   constexpr int unroll = Unroll;
+  static_assert(8 % unroll == 0 || unroll % 8 == 0, "rounds come in eights");
   const std::int64_t groups = (vocab + 3) / 4;
   const bool aligned = reinterpret_cast<std::uintptr_t>(row) % (4 * sizeof(T)) == 0;
   const int lane = lane_id();
+  int round = 0;
   for (std::int64_t g0 = threadIdx.x; g0 - lane < groups; g0 += unroll * token_threads) {
     float v[unroll][4];
     int n[unroll];
 #pragma unroll
     for (int u = 0; u < unroll; ++u) n[u] = token_load_group(row, vocab, g0 + u * token_threads, aligned, v[u]);
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) f(g0 + u * token_threads, v[u], n[u]);
+    for (int u = 0; u < unroll; ++u) {
+      f(g0 + u * token_threads, v[u], n[u], round);
+      round = (round + 1) & 7;
+      if (round == 0) done();
+    }
   }
+  if (round != 0) done();
 }
 
-// The same, for an f(full, g, v, n) that is told at compile time whether the group is whole (the
-// common case, compiled without the tail's tests).
-template <int Unroll = 4, class T, class F>
-__device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f) {
-  token_for_each_group<Unroll>(row, vocab, [&](std::int64_t g, const float(&v)[4], int n) {
-    if (__all_sync(full_warp_mask, n == 4)) {
-      f(std::true_type{}, g, v, 4);
-    } else {
-      f(std::false_type{}, g, v, n);
-    }
-  });
+// The same, for an f(full, g, v, n, round) that is told at compile time whether the group is whole
+// (the common case, compiled without the tail's tests).
+template <int Unroll = 4, class T, class F, class Done = token_no_op>
+__device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f, Done done = {}) {
+  token_for_each_group<Unroll>(
+      row, vocab,
+      [&](std::int64_t g, const float(&v)[4], int n, int round) {
+        if (__all_sync(full_warp_mask, n == 4)) {
+          f(std::true_type{}, g, v, 4, round);
+        } else {
+          f(std::false_type{}, g, v, n, round);
+        }
+      },
+      done);
 }
 
 // Adds a token to a shared histogram: 32-bit atomics, which shared memory does natively (the
@@ -226,7 +241,7 @@ __device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm,
     const int subs = 1 << width;
     for (int i = threadIdx.x; i < subs; i += token_threads) sm.sub.count[i] = 0, sm.sub.mass[i] = 0;
     __syncthreads();
-    token_for_each_group(row, vocab, [&](std::int64_t, const float(&v)[4], int n) {
+    token_for_each_group(row, vocab, [&](std::int64_t, const float(&v)[4], int n, int) {
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const float u = token_order_value(v[q], rule);
