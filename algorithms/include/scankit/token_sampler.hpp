@@ -31,7 +31,8 @@
 // float are tied; tokens tied with the last kept one are kept too, so K can exceed k (or the
 // nucleus) by exact ties. The weights the filters add are integers: each token's weight in units
 // of 2^-31 * (vocab rounded up to a power of two) of the top of its histogram bin (bins span a
-// factor of 1.25 of the value, or of v / T - c), added with integer atomics, so the selection is
+// factor of 1.25 of the value, or of v / T - c; for probabilities at T = 1, of the power of two
+// above the bin), added with integer atomics, so the selection is
 // exact arithmetic: order-independent, the same on every GPU, for every batch size and position of
 // the row.
 //

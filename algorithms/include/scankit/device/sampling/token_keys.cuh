@@ -67,8 +67,7 @@ __device__ __forceinline__ float token_order_value(float v, const token_row_rule
 
 // A value that makes its row bad: NaN or +infinity; for probabilities also negative or infinite.
 __device__ __forceinline__ bool token_value_bad(float v, bool logits) {
-  if (logits) return isnan(v) || (isinf(v) && v > 0.0f);
-  return !(v >= 0.0f) || isinf(v);
+  return logits ? !(v < INFINITY) : !(v >= 0.0f && v < INFINITY);
 }
 
 // s = v / T (logits) or logf(v) / T (probabilities); -infinity for a token of no weight.
@@ -90,27 +89,25 @@ __device__ __forceinline__ bool token_min_p_keeps(float v, float s, const token_
   return b.raw ? v >= b.bound : s - b.s_max >= b.bound;
 }
 
-// The weight of a token of order value u relative to the top of its bin, in units of 1 / mass_unit
-// (at most mass_unit): the filters' masses are sums of these, exact and order-independent.
-__device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule) {
-  const float v = u;
-  float r;
-  if (rule.logits) {
-    if (!(u > -INFINITY)) return 0;
-    r = expf(u - bin_top);
-  } else {
-    if (!(v > 0.0f)) return 0;
-    const float ratio = v / bin_top;
-    r = rule.temperature == 1.0f ? ratio : expf(logf(ratio) / rule.temperature);
-  }
-  if (!(r > 0.0f)) return 0;
-  r = fminf(r, 1.0f);
-  return static_cast<std::uint32_t>(r * rule.mass_unit);
+// Probabilities at T = 1 weigh a token by its value relative to 2^(e - 126), e its biased exponent
+// (at least 1): the power of two just above its bin. The scaling is exact and costs two bit
+// operations, no division.
+__device__ __forceinline__ float token_raw_ratio(float v) {
+  const std::uint32_t bits = __float_as_uint(v);
+  return (bits >> 23) != 0 ? __uint_as_float((bits & 0x007fffffu) | 0x3f000000u) : v * 0x1p125f;
+}
+__device__ __forceinline__ double token_raw_scale(int bin) {
+  const int e = (bin - (token_bins / 2)) >> 2;  // the biased exponent of the bin's positive values
+  return ldexp(1.0, (e > 1 ? e : 1) - 126);
 }
 
+// The weight of a token of order value u relative to its bin's scale (the top of its bin, or for
+// probabilities at T = 1 the power of two above it), in units of 1 / mass_unit (at most
+// mass_unit): the filters' masses are sums of these, exact and order-independent.
 __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule,
-                                                      token_any_kind) {
-  return token_bin_mass(u, bin_top, rule);
+                                                      token_raw_kind) {
+  if (!(u > 0.0f)) return 0;
+  return static_cast<std::uint32_t>(token_raw_ratio(u) * rule.mass_unit);
 }
 __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule,
                                                       token_logits_kind) {
@@ -118,15 +115,20 @@ __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, 
   const float r = fminf(expf(u - bin_top), 1.0f);
   return r > 0.0f ? static_cast<std::uint32_t>(r * rule.mass_unit) : 0u;
 }
-__device__ __forceinline__ std::uint32_t token_bin_mass(float v, float bin_top, const token_row_rule& rule,
-                                                      token_raw_kind) {
-  if (!(v > 0.0f)) return 0;
-  const float r = fminf(v / bin_top, 1.0f);
+__device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule) {
+  if (rule.logits) return token_bin_mass(u, bin_top, rule, token_logits_kind{});
+  if (rule.temperature == 1.0f) return token_bin_mass(u, bin_top, rule, token_raw_kind{});
+  if (!(u > 0.0f)) return 0;
+  const float r = fminf(expf(logf(u / bin_top) / rule.temperature), 1.0f);
   return r > 0.0f ? static_cast<std::uint32_t>(r * rule.mass_unit) : 0u;
 }
+__device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule,
+                                                      token_any_kind) {
+  return token_bin_mass(u, bin_top, rule);
+}
 
-// Bin mass (units of 1 / mass_unit of the bin's top weight) to weight relative to the row's
-// largest token, of order value u_max.
+// Bin mass (units of 1 / mass_unit of the bin's scale) to weight relative to the row's largest
+// token, of order value u_max.
 __device__ __forceinline__ double token_bin_weight(std::uint64_t mass, int bin, float u_max, const token_row_rule& rule) {
   if (mass == 0) return 0.0;
   const double top = static_cast<double>(token_bin_top(bin));
@@ -134,9 +136,10 @@ __device__ __forceinline__ double token_bin_weight(std::uint64_t mass, int bin, 
   double scale;
   if (rule.logits) {
     scale = exp(top - v_max);
+  } else if (rule.temperature == 1.0f) {
+    scale = token_raw_scale(bin) / v_max;
   } else {
-    const double ratio = top / static_cast<double>(v_max);
-    scale = rule.temperature == 1.0f ? ratio : pow(ratio, 1.0 / static_cast<double>(rule.temperature));
+    scale = pow(top / v_max, 1.0 / static_cast<double>(rule.temperature));
   }
   return static_cast<double>(mass) / static_cast<double>(rule.mass_unit) * scale;
 }

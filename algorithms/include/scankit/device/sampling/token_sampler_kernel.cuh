@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
           const std::uint32_t key = token_key(u);
           if (valid) {
             bad |= token_value_bad(v[q], any_kind ? logits : std::is_same_v<kind_t, token_logits_kind>);
-            if (key > best_key || best_j < 0) best_key = key, best_j = 4 * g + q;
+            if (key > best_key) best_key = key, best_j = 4 * g + q;  // key 0 is a NaN: the row is bad
           }
           if constexpr (decltype(hist)::value) {
             const int bin = token_bin(key);

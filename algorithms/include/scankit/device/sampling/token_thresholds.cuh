@@ -99,47 +99,62 @@ struct token_no_op {
   __device__ __forceinline__ void operator()() const {}
 };
 
-// Calls f(g, v, n, round) for every group of 4 values this thread owns, Unroll groups' loads in
-// flight, with round counting the calls modulo 8; and done() after every 8 rounds (Unroll divides
-// or is a multiple of 8) and once at the end. Every lane of a warp makes the same calls (n == 0
-// past the row's end), so f and done may use warp intrinsics.
+// Values 4g .. 4g + 3 of a row whose alignment and length allow one vector load of them.
+template <class T>
+__device__ __forceinline__ void token_load_whole_group(const T* row, std::int64_t g, float (&v)[4]) {
+  const auto raw = __ldg(reinterpret_cast<const typename token_vector<T>::type*>(row + 4 * g));
+  if constexpr (sizeof(T) == 4) {
+    v[0] = raw.x, v[1] = raw.y, v[2] = raw.z, v[3] = raw.w;
+  } else {
+    T h[4];
+    memcpy(h, &raw, sizeof(h));
+#pragma unroll
+    for (int q = 0; q < 4; ++q) v[q] = token_to_float(h[q]);
+  }
+}
+
+// Calls f(full, g, v, n, round) for every group of 4 values this thread owns, Unroll groups'
+// loads in flight, with round counting the calls modulo 8; and done() after every 8 rounds (Unroll
+// divides or is a multiple of 8) and once at the end. `full` tells at compile time that every
+// group of the warp's Unroll rounds is whole (the common case: no bounds tests, n == 4). Every
+// lane of a warp makes the same calls (n == 0 past the row's end), so f and done may use warp
+// intrinsics.
 template <int Unroll = 4, class T, class F, class Done = token_no_op>
-__device__ __forceinline__ void token_for_each_group(const T* row, std::int64_t vocab, F f, Done done = {}) {
+__device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f, Done done = {}) {
   constexpr int unroll = Unroll;
   static_assert(8 % unroll == 0 || unroll % 8 == 0, "rounds come in eights");
   const std::int64_t groups = (vocab + 3) / 4;
   const bool aligned = reinterpret_cast<std::uintptr_t>(row) % (4 * sizeof(T)) == 0;
   const int lane = lane_id();
   int round = 0;
+  auto next_round = [&] {
+    round = (round + 1) & 7;
+    if (round == 0) done();
+  };
   for (std::int64_t g0 = threadIdx.x; g0 - lane < groups; g0 += unroll * token_threads) {
     float v[unroll][4];
-    int n[unroll];
+    const std::int64_t last = g0 + (unroll - 1) * token_threads;
+    if (__all_sync(full_warp_mask, aligned && 4 * last + 3 < vocab)) {
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) n[u] = token_load_group(row, vocab, g0 + u * token_threads, aligned, v[u]);
+      for (int u = 0; u < unroll; ++u) token_load_whole_group(row, g0 + u * token_threads, v[u]);
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) {
-      f(g0 + u * token_threads, v[u], n[u], round);
-      round = (round + 1) & 7;
-      if (round == 0) done();
+      for (int u = 0; u < unroll; ++u) f(std::true_type{}, g0 + u * token_threads, v[u], 4, round), next_round();
+    } else {
+      int n[unroll];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) n[u] = token_load_group(row, vocab, g0 + u * token_threads, aligned, v[u]);
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) f(std::false_type{}, g0 + u * token_threads, v[u], n[u], round), next_round();
     }
   }
   if (round != 0) done();
 }
 
-// The same, for an f(full, g, v, n, round) that is told at compile time whether the group is whole
-// (the common case, compiled without the tail's tests).
+// The same for an f(g, v, n, round) compiled once.
 template <int Unroll = 4, class T, class F, class Done = token_no_op>
-__device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f, Done done = {}) {
-  token_for_each_group<Unroll>(
-      row, vocab,
-      [&](std::int64_t g, const float(&v)[4], int n, int round) {
-        if (__all_sync(full_warp_mask, n == 4)) {
-          f(std::true_type{}, g, v, 4, round);
-        } else {
-          f(std::false_type{}, g, v, n, round);
-        }
-      },
-      done);
+__device__ __forceinline__ void token_for_each_group(const T* row, std::int64_t vocab, F f, Done done = {}) {
+  token_for_each_full_group<Unroll>(
+      row, vocab, [&](auto, std::int64_t g, const float(&v)[4], int n, int round) { f(g, v, n, round); }, done);
 }
 
 // Adds a token to a shared histogram: 32-bit atomics, which shared memory does natively (the
@@ -322,7 +337,7 @@ __device__ void token_sort_candidates(token_shared& sm, int n) {
   for (int k = 2; k <= size; k <<= 1) {
     for (int stride = k >> 1; stride > 0; stride >>= 1) {
       for (int i = threadIdx.x; i < size / 2; i += token_threads) {
-        const int lo = 2 * stride * (i / stride) + (i % stride);
+        const int lo = ((i & ~(stride - 1)) << 1) | (i & (stride - 1));  // stride is a power of two
         const int hi = lo + stride;
         const bool descending = (lo & k) == 0;
         const unsigned long long a = sm.candidates.entry[lo], b = sm.candidates.entry[hi];
