@@ -25,6 +25,7 @@
 
 #include <cuda_runtime.h>
 
+#include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/device/util/shuffle.cuh"
@@ -125,32 +126,19 @@ __global__ void __launch_bounds__(counting_threads)
 template <class Key>
 __global__ void __launch_bounds__(counting_threads)
     counting_starts_kernel(const unsigned long long* counts, unsigned bins, unsigned long long* starts) {
-  __shared__ unsigned long long warp_sums[counting_threads / 32];
+  using block_scan = block_scan_warp_of_warps<unsigned long long, counting_threads>;
+  __shared__ typename block_scan::storage scan_storage;
   const unsigned per_thread = (bins + counting_threads - 1) / counting_threads;
   const unsigned first = threadIdx.x * per_thread;
   unsigned long long sum = 0;
   for (unsigned b = first; b < first + per_thread && b < bins; ++b) sum += counts[b];
-  // The block's exclusive scan of the threads' sums: within each warp, then over the warps.
-  unsigned long long inclusive = sum;
-#pragma unroll
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const unsigned long long below = shuffle_up(inclusive, static_cast<unsigned>(offset));
-    if (lane_id() >= offset) inclusive += below;
-  }
-  if (lane_id() == 31) warp_sums[threadIdx.x / 32] = inclusive;
-  __syncthreads();
-  unsigned long long warp_base = 0;
-  for (unsigned w = 0; w < threadIdx.x / 32; ++w) warp_base += warp_sums[w];
-  unsigned long long at = warp_base + inclusive - sum;
+  const block_scan_result<unsigned long long> scanned = block_scan::scan(sum, scan_storage, plus_op{});
+  unsigned long long at = threadIdx.x == 0 ? 0ull : scanned.exclusive;  // undefined on thread 0
   for (unsigned b = first; b < first + per_thread && b < bins; ++b) {
     starts[b] = at;
     at += counts[b];
   }
-  if (threadIdx.x == counting_threads - 1) {
-    unsigned long long total = 0;
-    for (unsigned w = 0; w < counting_threads / 32; ++w) total += warp_sums[w];
-    starts[bins] = total;
-  }
+  if (threadIdx.x == 0) starts[bins] = scanned.aggregate;
 }
 
 // Warp w writes output positions [w * chunk, min(n, (w + 1) * chunk)).
