@@ -136,6 +136,8 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   const bool need_hist = k_active || p_active;
   const bool need_max = greedy || need_hist || minp_active || want_mass;
   const bool raw = !logits && st.temperature == 1.0f;  // probabilities at T = 1
+  // Rows of the compiled kinds find their largest value, not its index (only greedy rows need that).
+  const bool max_by_value = !greedy && (logits || raw);
 
   // Pass 1: the largest value, and the histogram when a filter needs it; bad values.
   if (need_max) {
@@ -147,6 +149,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     // This thread's largest key and its first token (a thread meets its tokens in index order).
     std::uint32_t best_key = 0;
     std::int64_t best_j = -1;
+    float best_v = -INFINITY;  // the compiled kinds: the largest value (the order value grows with it)
     auto pass1 = [&](auto kind, auto hist) {
       using kind_t = decltype(kind);
       constexpr bool any_kind = std::is_same_v<kind_t, token_any_kind>;
@@ -158,7 +161,11 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
           const std::uint32_t key = token_key(u);
           if (valid) {
             bad |= token_value_bad(v[q], any_kind ? logits : std::is_same_v<kind_t, token_logits_kind>);
-            if (key > best_key) best_key = key, best_j = 4 * g + q;  // key 0 is a NaN: the row is bad
+            if constexpr (any_kind) {
+              if (key > best_key) best_key = key, best_j = 4 * g + q;  // key 0 is a NaN: the row is bad
+            } else {
+              best_v = fmaxf(best_v, v[q]);
+            }
           }
           if constexpr (decltype(hist)::value) {
             const int bin = token_bin(key);
@@ -175,14 +182,16 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
         pass1(kind, std::false_type{});
       }
     };
-    if (greedy || !(logits || raw)) {
+    if (!max_by_value) {
       pass1_of(token_any_kind{});
     } else if (logits) {
       pass1_of(token_logits_kind{});
     } else {
       pass1_of(token_raw_kind{});
     }
-    const unsigned long long best = best_j < 0 ? 0ull : token_max_entry(best_key, best_j);
+    const unsigned long long best = max_by_value ? token_max_entry(token_key(best_v), 0)
+                                    : best_j < 0  ? 0ull
+                                                  : token_max_entry(best_key, best_j);
     token_block_max(&st.max_entry, best);
     if (__syncthreads_or(bad)) {
       write_bad();
@@ -191,9 +200,9 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   }
   // u_max: the largest order value; s_max: the largest score (of the same token).
   const std::uint32_t max_key = static_cast<std::uint32_t>(st.max_entry >> 32);
-  const float u_max = token_value(max_key);
   const std::int64_t max_index = 0xffffffffu - static_cast<std::uint32_t>(st.max_entry);
-  const float v_at_max = need_max ? token_to_float(row[max_index]) : 0.0f;
+  const float v_at_max = !need_max ? 0.0f : max_by_value ? token_value(max_key) : token_to_float(row[max_index]);
+  const float u_max = max_by_value ? token_order_value(v_at_max, rule) : token_value(max_key);
   if (need_max && !(logits ? v_at_max > -INFINITY : v_at_max > 0.0f)) {  // nothing has weight
     write_bad();
     return;
@@ -380,9 +389,10 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   } else if (!want_mass && (logits || raw)) {
     // Filtered sampling without the optional outputs, compiled per kind of value: each token's key
     // once, for the race and for the collection.
-    auto filtered = [&](auto kind) {
+    auto filtered = [&](auto kind, auto collecting) {
       constexpr bool is_logits = std::is_same_v<decltype(kind), token_logits_kind>;
       constexpr bool is_raw = std::is_same_v<decltype(kind), token_raw_kind>;
+      constexpr bool collects = decltype(collecting)::value;  // false: every kept token races (min-p alone)
       token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         bool kept[4], collect[4];
@@ -391,14 +401,19 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
           const bool valid = whole || q < n;
-          key[q] = token_key(token_order_value(v[q], rule, kind));
-          collect[q] = valid && key[q] < sure_floor && key[q] >= collect_floor;
-          kept[q] = valid && (is_logits ? v[q] > -INFINITY : v[q] > 0.0f) && key[q] >= sure_floor;
+          kept[q] = valid && (is_logits ? v[q] > -INFINITY : v[q] > 0.0f);
+          collect[q] = false;
+          key[q] = 0;
+          if constexpr (collects) {
+            key[q] = token_key(token_order_value(v[q], rule, kind));
+            collect[q] = valid && key[q] < sure_floor && key[q] >= collect_floor;
+            kept[q] = kept[q] && key[q] >= sure_floor;
+          }
           sc[q] = is_logits ? (st.temperature == 1.0f ? v[q] : v[q] / st.temperature) : 0.0f;
           if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], sc[q], min_p_bound);
         }
         bool defer = collect[0] || collect[1] || collect[2] || collect[3];
-        if (__any_sync(full_warp_mask, defer)) {
+        if (collects && __any_sync(full_warp_mask, defer)) {
 #pragma unroll
           for (int q = 0; q < 4; ++q) {
             if (collect[q]) sm.candidates.entry[atomicAdd(&st.candidate_count, 1)] = token_max_entry(key[q], 4 * g + q);
@@ -413,10 +428,17 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
         }
       }, race_held);
     };
+    auto filtered_of = [&](auto kind) {
+      if (all_sure) {
+        filtered(kind, std::false_type{});
+      } else {
+        filtered(kind, std::true_type{});
+      }
+    };
     if (logits) {
-      filtered(token_logits_kind{});
+      filtered_of(token_logits_kind{});
     } else {
-      filtered(token_raw_kind{});
+      filtered_of(token_raw_kind{});
     }
   } else {
     token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
