@@ -575,8 +575,9 @@ TEST(TokenSampler, PlainSamplingReproducesTheChunkRace) {
   SCANKIT_SEEDED(seed);
   std::mt19937_64 rng(seed);
   check_tally total;
-  for (std::int64_t vocab : {1, 2, 3, 5, 31, 1000, 4097}) {
-    const std::int64_t rows = vocab > 1000 ? 64 : 256;
+  // 131073 tokens in 2 rows take a cluster of 8 blocks per row, each with its slice of the chunks.
+  for (std::int64_t vocab : {1, 2, 3, 5, 31, 1000, 4097, 131073}) {
+    const std::int64_t rows = vocab > 10000 ? 2 : vocab > 1000 ? 64 : 256;
     const std::vector<float> logits = random_logits(rows, vocab, seed + vocab, 2.0f);
     const token_rows<float> in_logits = make_rows<float>(logits, rows, vocab);
     const token_rows<float> in_probs = make_rows<float>(softmax_rows(logits, rows, vocab), rows, vocab);
@@ -780,7 +781,8 @@ TEST(TokenSampler, SameRowSameTokenInEveryBatch) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
   std::mt19937_64 rng(seed);
-  const std::int64_t vocab = 32000, input_rows = 256;
+  // Batches of 1 and 7 of these rows take clusters of 2 blocks per row where no histogram is needed.
+  const std::int64_t vocab = 50257, input_rows = 256;
   std::vector<float> x = random_logits(input_rows, vocab, seed, 2.5f);
   for (std::int64_t j = 0; j < vocab; ++j) x[5 * vocab + j] = 1.0f + float(j % 5) * 0x1p-20f;  // nearly flat
   device_buffer<float> d_values(x);
@@ -1058,7 +1060,7 @@ TEST(TokenSampler, LogprobsAndKeptProbsMatchTheKeptDistribution) {
   const filter_setting settings[] = {{1.0f, 0, 1.0f, 0.0f}, {0.6f, 40, 0.9f, 0.0f}, {1.0f, 0, 0.8f, 0.05f},
                                      {1.5f, 5, 1.0f, 0.0f}, {1.0f, 0, 1.0f, 0.3f},  {0.0f, 0, 1.0f, 0.0f},
                                      {1.0f, 1, 0.9f, 0.0f}};
-  for (std::int64_t vocab : {5, 1000, 32000}) {
+  for (std::int64_t vocab : {5, 1000, 32000, 70000}) {  // 70000: a cluster of 4 blocks per row
     const std::int64_t rows = 8;
     const token_rows<float> in = make_rows<float>(random_logits(rows, vocab, seed + vocab, 2.0f), rows, vocab);
     const auto orders = value_orders(in);
@@ -1135,7 +1137,7 @@ void check_bad_values(std::int64_t vocab, std::uint64_t seed) {
 TEST(TokenSampler, BadValuesGiveMinusOneForTheirRowOnly) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
-  for (std::int64_t vocab : {5, 1000}) {
+  for (std::int64_t vocab : {5, 1000, 40000}) {  // 40000: a cluster of 2 blocks per row
     check_bad_values<float>(vocab, seed);
     check_bad_values<__half>(vocab, seed);
     check_bad_values<__nv_bfloat16>(vocab, seed);

@@ -1,10 +1,12 @@
 // Precompiled token sampler (scankit/token_sampler.hpp): argument checks, then one launch of one
-// block per output row (device/sampling/token_sampler_kernel.cuh).
+// block per output row, or of a cluster of blocks per row when the rows are few and need no
+// histogram (device/sampling/token_sampler_kernel.cuh).
 #include <cmath>
 #include <string>
 
 #include "scankit/device/sampling/token_sampler_kernel.cuh"
 #include "scankit/device/util/launch.cuh"
+#include "scankit/device/util/launch_cluster.cuh"
 #include "scankit/error.hpp"
 #include "scankit/token_sampler.hpp"
 
@@ -38,6 +40,25 @@ void check_arguments(const char* fn, const void* values, std::int64_t input_rows
   if (!(p.min_p >= 0.0f && p.min_p <= 1.0f)) throw error(f + ": min_p must be in [0, 1] (" + std::to_string(p.min_p) + ")");
 }
 
+// Blocks per row: a cluster of up to 8 (sm_90 and later) when one block per row would leave most
+// multiprocessors idle and every row is plain, min-p or greedy (the clustered kernel builds no
+// histogram, so no top-k or top-p may reach it); 1 otherwise.
+unsigned blocks_per_row(std::int64_t vocab, std::int64_t output_rows, const token_sampling_params& p) {
+  const bool histogram_free = p.top_ks == nullptr && p.top_ps == nullptr && p.top_p == 1.0f &&
+                              (p.top_k == 0 || p.top_k == 1 || p.top_k >= vocab);
+  if (!histogram_free) return 1;
+  int device = 0, major = 0, sms = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (major < 9) return 1;
+  // At most one block per multiprocessor and 16384 tokens per block (docs/tuning.md).
+  constexpr std::int64_t min_tokens_per_block = 16384;
+  unsigned blocks = 1;
+  while (blocks < 8 && output_rows * blocks * 2 <= sms && vocab >= min_tokens_per_block * blocks * 2) blocks *= 2;
+  return blocks;
+}
+
 template <class T>
 void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t vocab, std::int64_t output_rows,
                       const token_sampling_params& p, const token_sampling_outputs& o, cudaStream_t stream) {
@@ -55,10 +76,18 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
   args.tokens = o.tokens;
   args.logprobs = o.logprobs;
   args.kept_probs = o.kept_probs;
+  const unsigned blocks = blocks_per_row(vocab, output_rows, p);
+  if (blocks > 1) {
+    // No histogram, so no dynamic shared memory.
+    device_detail::launch_kernel_cluster("token_sampler_kernel (clustered)", token_sampler_kernel<T, true>,
+                                         dim3(static_cast<unsigned>(output_rows) * blocks), dim3(token_threads), blocks,
+                                         0, stream, args);
+    return;
+  }
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   constexpr std::size_t smem = sizeof(token_shared);
-  constexpr auto kernel = token_sampler_kernel<T>;
+  constexpr auto kernel = token_sampler_kernel<T, false>;
   device_detail::allow_dynamic_shared_memory<kernel>(device, smem);
   device_detail::launch_kernel_smem("token_sampler_kernel", kernel, dim3(static_cast<unsigned>(output_rows)),
                                     dim3(token_threads), smem, stream, args);

@@ -28,6 +28,7 @@
 
 #include "scankit/device/sampling/token_keys.cuh"
 #include "scankit/device/sampling/token_race.cuh"
+#include "scankit/device/sampling/token_row_blocks.cuh"
 #include "scankit/device/sampling/token_thresholds.cuh"
 #include "scankit/device/util/shuffle.cuh"
 
@@ -79,29 +80,47 @@ __device__ void token_load_row(const token_kernel_args<T>& a, std::int64_t r, to
   st.offset = p.offsets != nullptr ? p.offsets[p.offsets_per_row ? r : 0] : p.offset;
   st.bad = d < 0 || d >= a.input_rows || !(st.temperature >= 0.0f) || isinf(st.temperature) || st.top_k < 0 ||
            !(st.top_p > 0.0f && st.top_p <= 1.0f) || !(st.min_p >= 0.0f && st.min_p <= 1.0f) || a.vocab == 0;
-  st.max_entry = 0;
-  st.race_entry = 0;
-  st.kept_mass = 0;
+  st.own = token_row_results{};
 }
 
 // ---- the kernel ----------------------------------------------------------------------------------
 
-template <class T>
+// Clustered: a cluster of blocks per row (token_row_blocks.cuh), for rows that need no histogram
+// (the host sends no others: plain, min-p and greedy rows); each block reads its slice of the row,
+// and every exit below is taken by all blocks of the cluster alike.
+template <class T, bool Clustered>
 __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const token_kernel_args<T> a) {
   extern __shared__ __align__(16) unsigned char token_smem[];
   token_shared& sm = *reinterpret_cast<token_shared*>(token_smem);
   __shared__ token_row_state st;
-  const std::int64_t r = blockIdx.x;
+  using blocks = token_row_blocks<Clustered>;
+  const std::int64_t r = blocks::row();
+  const bool leader = blocks::rank() == 0;  // writes the row's token and log-probability
   if (threadIdx.x == 0) token_load_row(a, r, st);
   __syncthreads();
   const std::int64_t vocab = a.vocab;
+  const auto slice = blocks::slice(vocab);
+  const std::int64_t slice_first = token_first(slice), slice_end = token_last(slice, vocab);  // this block's tokens
   auto write_bad = [&] {
-    if (threadIdx.x == 0) {
+    if (leader && threadIdx.x == 0) {
       a.tokens[r] = -1;
       if (a.logprobs != nullptr) a.logprobs[r] = NAN;
     }
     if (a.kept_probs != nullptr) {
-      for (std::int64_t j = threadIdx.x; j < vocab; j += token_threads) a.kept_probs[r * vocab + j] = 0.0f;
+      for (std::int64_t j = slice_first + threadIdx.x; j < slice_end; j += token_threads) a.kept_probs[r * vocab + j] = 0.0f;
+    }
+  };
+  // The row's results over its blocks, once every thread has added its own to st.own; `bad`: this
+  // thread saw a bad value (every thread calls it).
+  auto combine_row = [&](bool bad) {
+    const bool block_bad = __syncthreads_or(bad);
+    if constexpr (Clustered) {
+      if (threadIdx.x == 0) st.own.flag = block_bad;
+      return blocks::combine(&st.own);  // begins with a cluster barrier, which orders the write
+    } else {
+      token_row_results row_results = st.own;
+      row_results.flag = block_bad;
+      return row_results;
     }
   };
   if (st.bad) {
@@ -119,27 +138,28 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       const float s = token_to_float(row[threadIdx.x * vocab / sample]) / st.temperature;
       if (isfinite(s)) best = static_cast<unsigned long long>(token_key(s)) << 32;
     }
-    if (threadIdx.x == 0) st.race_entry = 0;
+    if (threadIdx.x == 0) st.own.race_entry = 0;
     __syncthreads();
-    token_block_max(&st.race_entry, best);
+    token_block_max(&st.own.race_entry, best);
     __syncthreads();
   }
-  const float shift = st.race_entry == 0 ? 0.0f : token_value(static_cast<std::uint32_t>(st.race_entry >> 32));
+  const float shift = st.own.race_entry == 0 ? 0.0f : token_value(static_cast<std::uint32_t>(st.own.race_entry >> 32));
   const token_row_rule rule{logits, st.temperature, logits && !greedy ? shift : 0.0f,
                             ldexpf(1.0f, 31 - (vocab > 1 ? 64 - __clzll(vocab - 1) : 0))};
   __syncthreads();
-  if (threadIdx.x == 0) st.race_entry = 0;
+  if (threadIdx.x == 0) st.own.race_entry = 0;
   const bool k_active = !greedy && st.top_k > 0 && st.top_k < vocab;
   const bool p_active = !greedy && st.top_p < 1.0f;
   const bool minp_active = !greedy && st.min_p > 0.0f;
   const bool want_mass = a.logprobs != nullptr || a.kept_probs != nullptr;
-  const bool need_hist = k_active || p_active;
+  const bool need_hist = !Clustered && (k_active || p_active);
   const bool need_max = greedy || need_hist || minp_active || want_mass;
   const bool raw = !logits && st.temperature == 1.0f;  // probabilities at T = 1
   // Rows of the compiled kinds find their largest value, not its index (only greedy rows need that).
   const bool max_by_value = !greedy && (logits || raw);
 
   // Pass 1: the largest value, and the histogram when a filter needs it; bad values.
+  unsigned long long max_entry = 0;  // (key << 32) | ~index of the largest value, over the row
   if (need_max) {
     if (need_hist) {
       for (int b = threadIdx.x; b < token_bins; b += token_threads) sm.count_incl[b] = 0, sm.mass[b] = 0;
@@ -173,7 +193,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
                            valid ? token_bin_mass(u, token_bin_top(bin), rule, kind) : 0);
           }
         }
-      });
+      }, token_no_op{}, slice);
     };
     auto pass1_of = [&](auto kind) {
       if (need_hist) {
@@ -192,15 +212,17 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     const unsigned long long best = max_by_value ? token_max_entry(token_key(best_v), 0)
                                     : best_j < 0  ? 0ull
                                                   : token_max_entry(best_key, best_j);
-    token_block_max(&st.max_entry, best);
-    if (__syncthreads_or(bad)) {
+    token_block_max(&st.own.max_entry, best);
+    const token_row_results row_results = combine_row(bad);
+    if (row_results.flag) {
       write_bad();
       return;
     }
+    max_entry = row_results.max_entry;
   }
   // u_max: the largest order value; s_max: the largest score (of the same token).
-  const std::uint32_t max_key = static_cast<std::uint32_t>(st.max_entry >> 32);
-  const std::int64_t max_index = 0xffffffffu - static_cast<std::uint32_t>(st.max_entry);
+  const std::uint32_t max_key = static_cast<std::uint32_t>(max_entry >> 32);
+  const std::int64_t max_index = 0xffffffffu - static_cast<std::uint32_t>(max_entry);
   const float v_at_max = !need_max ? 0.0f : max_by_value ? token_value(max_key) : token_to_float(row[max_index]);
   const float u_max = max_by_value ? token_order_value(v_at_max, rule) : token_value(max_key);
   if (need_max && !(logits ? v_at_max > -INFINITY : v_at_max > 0.0f)) {  // nothing has weight
@@ -211,13 +233,15 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   const token_min_p_bound min_p_bound{raw, raw ? st.min_p * v_at_max : logf(st.min_p), s_max};
 
   if (greedy) {
-    const std::int32_t token = static_cast<std::int32_t>(0xffffffffu - static_cast<std::uint32_t>(st.max_entry));
-    if (threadIdx.x == 0) {
+    const std::int32_t token = static_cast<std::int32_t>(0xffffffffu - static_cast<std::uint32_t>(max_entry));
+    if (leader && threadIdx.x == 0) {
       a.tokens[r] = token;
       if (a.logprobs != nullptr) a.logprobs[r] = 0.0f;
     }
     if (a.kept_probs != nullptr) {
-      for (std::int64_t j = threadIdx.x; j < vocab; j += token_threads) a.kept_probs[r * vocab + j] = j == token ? 1.0f : 0.0f;
+      for (std::int64_t j = slice_first + threadIdx.x; j < slice_end; j += token_threads) {
+        a.kept_probs[r * vocab + j] = j == token ? 1.0f : 0.0f;
+      }
     }
     return;
   }
@@ -377,7 +401,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
           }
         }
         hold_chunk(round, g >> 3, kept, sc, v, true);
-      }, race_held);
+      }, race_held, slice);
     };
     if (logits) {
       plain(std::true_type{}, std::false_type{});
@@ -426,7 +450,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
         if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
           batch.hold(round, g >> 3, token_octet_chunk(kept, sc, v, is_raw), !defer);
         }
-      }, race_held);
+      }, race_held, slice);
     };
     auto filtered_of = [&](auto kind) {
       if (all_sure) {
@@ -473,9 +497,9 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
         keep(v, n, whole, sure_floor, 0xffffffffu, kept, sc);
         hold_chunk(round, g >> 3, kept, sc, v, !defer);
       }
-    }, race_held);
+    }, race_held, slice);
   }
-  if (__syncthreads_or(bad)) {
+  if (!Clustered && __syncthreads_or(bad)) {  // a cluster checks with its last exchange below
     write_bad();
     return;
   }
@@ -548,17 +572,19 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     }
     race_held();
   }
-  token_block_max(&st.race_entry, race.entry());
-  if (want_mass) token_block_sum(&st.kept_mass, kept_mass);
-  __syncthreads();
-  if (st.race_entry == 0) {  // nothing raced: no token has weight
+  token_block_max(&st.own.race_entry, race.entry());
+  if (want_mass) token_block_sum(&st.own.kept_mass, kept_mass);
+  const token_row_results row_results = combine_row(Clustered && bad);
+  const unsigned long long race_entry = row_results.race_entry;
+  const unsigned long long kept_mass_sum = row_results.kept_mass;
+  if (row_results.flag || race_entry == 0) {  // a bad value, or nothing raced: no token has weight
     write_bad();
     return;
   }
   // The winning chunk's token: its kept weights again (the same lanes, the same sums), then the
   // inverse CDF of its second Philox word, one lane walking the chunk in index order.
-  if (threadIdx.x < 32) {
-    const std::int64_t chunk = token_race_index(st.race_entry);
+  if (leader && threadIdx.x < 32) {
+    const std::int64_t chunk = token_race_index(race_entry);
     float v[4];
     int count = 0;
     if (threadIdx.x < 8) count = token_load_group(row, vocab, chunk * 8 + threadIdx.x, false, v);
@@ -591,8 +617,8 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   }
   __syncthreads();
   const std::int32_t token = st.first_p;
-  const double kept_total = static_cast<double>(st.kept_mass) * 0x1p-32;
-  if (threadIdx.x == 0) {
+  const double kept_total = static_cast<double>(kept_mass_sum) * 0x1p-32;
+  if (leader && threadIdx.x == 0) {
     a.tokens[r] = token;
     if (a.logprobs != nullptr) {
       const float s_tok = token_score(token_to_float(row[token]), rule);
@@ -601,7 +627,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   }
   if (a.kept_probs != nullptr) {
     const std::uint32_t floor = need_hist ? tau : 0u;
-    for (std::int64_t j = threadIdx.x; j < vocab; j += token_threads) {
+    for (std::int64_t j = slice_first + threadIdx.x; j < slice_end; j += token_threads) {
       const float v = token_to_float(row[j]);
       float out = 0.0f;
       if (token_key(token_order_value(v, rule)) >= floor) {

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "scankit/device/sampling/token_keys.cuh"
+#include "scankit/device/sampling/token_row_blocks.cuh"
 #include "scankit/device/util/shuffle.cuh"
 
 namespace scankit::device_detail::sampling {
@@ -39,9 +40,9 @@ struct token_row_state {
   std::int32_t top_k;
   std::uint64_t seed, offset;
   bool bad;
-  unsigned long long max_entry;  // (key << 32) | ~index of the largest value (lowest index)
-  unsigned long long race_entry;
-  unsigned long long kept_mass;  // sum over K of floor(w_j 2^32)
+  // This block's results (token_row_blocks.cuh): its bad-value flag, (key << 32) | ~index of its
+  // largest value (lowest index), its race entry, and the sum over its kept tokens of floor(w 2^32).
+  token_row_results own;
   // Results the block shares, each written once before a barrier and read after it.
   int bin_k, bin_min, bin_p, bin_p_exact, candidate_count, deferred_count, end_k, first_p;
   // token_refine's results: the threshold key, the bin's integer mass at or above it; and per
@@ -113,17 +114,24 @@ __device__ __forceinline__ void token_load_whole_group(const T* row, std::int64_
   }
 }
 
-// Calls f(full, g, v, n, round) for every group of 4 values this thread owns, Unroll groups'
+// Calls f(full, g, v, n, round) for every group of 4 values of `slice` this thread owns, Unroll groups'
 // loads in flight, with round counting the calls modulo 8; and done() after every 8 rounds (Unroll
 // divides or is a multiple of 8) and once at the end. `full` tells at compile time that every
 // group of the warp's Unroll rounds is whole (the common case: no bounds tests, n == 4). Every
 // lane of a warp makes the same calls (n == 0 past the row's end), so f and done may use warp
 // intrinsics.
-template <int Unroll = 4, class T, class F, class Done = token_no_op>
-__device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f, Done done = {}) {
+template <int Unroll = 4, class T, class F, class Done = token_no_op, class Slice = token_whole_row>
+__device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f, Done done = {},
+                                                          Slice slice = {}) {
   constexpr int unroll = Unroll;
   static_assert(8 % unroll == 0 || unroll % 8 == 0, "rounds come in eights");
-  const std::int64_t groups = (vocab + 3) / 4;
+  constexpr bool sliced = std::is_same_v<Slice, token_slice>;
+  const std::int64_t row_groups = (vocab + 3) / 4;
+  std::int64_t begin = 0, groups = row_groups;  // this block's groups
+  if constexpr (sliced) {
+    begin = slice.begin;
+    groups = slice.end < row_groups ? slice.end : row_groups;
+  }
   const bool aligned = reinterpret_cast<std::uintptr_t>(row) % (4 * sizeof(T)) == 0;
   const int lane = lane_id();
   int round = 0;
@@ -131,10 +139,10 @@ __device__ __forceinline__ void token_for_each_full_group(const T* row, std::int
     round = (round + 1) & 7;
     if (round == 0) done();
   };
-  for (std::int64_t g0 = threadIdx.x; g0 - lane < groups; g0 += unroll * token_threads) {
+  for (std::int64_t g0 = begin + threadIdx.x; g0 - lane < groups; g0 += unroll * token_threads) {
     float v[unroll][4];
     const std::int64_t last = g0 + (unroll - 1) * token_threads;
-    if (__all_sync(full_warp_mask, aligned && 4 * last + 3 < vocab)) {
+    if (__all_sync(full_warp_mask, aligned && (!sliced || last < groups) && 4 * last + 3 < vocab)) {
 #pragma unroll
       for (int u = 0; u < unroll; ++u) token_load_whole_group(row, g0 + u * token_threads, v[u]);
 #pragma unroll
@@ -142,7 +150,11 @@ __device__ __forceinline__ void token_for_each_full_group(const T* row, std::int
     } else {
       int n[unroll];
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) n[u] = token_load_group(row, vocab, g0 + u * token_threads, aligned, v[u]);
+      for (int u = 0; u < unroll; ++u) {
+        const std::int64_t g = g0 + u * token_threads;
+        n[u] = !sliced || g < groups ? token_load_group(row, vocab, g, aligned, v[u]) : 0;
+        if (n[u] == 0) v[u][0] = v[u][1] = v[u][2] = v[u][3] = 0.0f;
+      }
 #pragma unroll
       for (int u = 0; u < unroll; ++u) f(std::false_type{}, g0 + u * token_threads, v[u], n[u], round), next_round();
     }
