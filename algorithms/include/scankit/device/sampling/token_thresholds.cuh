@@ -72,34 +72,6 @@ struct token_vector<__nv_bfloat16> {
   using type = uint2;
 };
 
-// Values 4g .. 4g + 3 of the row (n of them inside it).
-template <class T>
-__device__ __forceinline__ int token_load_group(const T* row, std::int64_t vocab, std::int64_t g, bool aligned,
-                                                float (&v)[4]) {
-  const std::int64_t j = 4 * g;
-  if (j >= vocab) return 0;
-  if (aligned && j + 3 < vocab) {
-    const auto raw = __ldg(reinterpret_cast<const typename token_vector<T>::type*>(row + j));
-    if constexpr (sizeof(T) == 4) {
-      v[0] = raw.x, v[1] = raw.y, v[2] = raw.z, v[3] = raw.w;
-    } else {
-      T h[4];
-      memcpy(h, &raw, sizeof(h));
-#pragma unroll
-      for (int q = 0; q < 4; ++q) v[q] = token_to_float(h[q]);
-    }
-    return 4;
-  }
-  const int n = vocab - j < 4 ? static_cast<int>(vocab - j) : 4;
-#pragma unroll
-  for (int q = 0; q < 4; ++q) v[q] = q < n ? token_to_float(row[j + q]) : 0.0f;
-  return n;
-}
-
-struct token_no_op {
-  __device__ __forceinline__ void operator()() const {}
-};
-
 // Values 4g .. 4g + 3 of a row whose alignment and length allow one vector load of them.
 template <class T>
 __device__ __forceinline__ void token_load_whole_group(const T* row, std::int64_t g, float (&v)[4]) {
@@ -113,6 +85,27 @@ __device__ __forceinline__ void token_load_whole_group(const T* row, std::int64_
     for (int q = 0; q < 4; ++q) v[q] = token_to_float(h[q]);
   }
 }
+
+// Values 4g .. 4g + 3 of the row (n of them inside it).
+template <class T>
+__device__ __forceinline__ int token_load_group(const T* row, std::int64_t vocab, std::int64_t g, bool aligned,
+                                                float (&v)[4]) {
+  const std::int64_t j = 4 * g;
+  if (j >= vocab) return 0;
+  if (aligned && j + 3 < vocab) {
+    token_load_whole_group(row, g, v);
+    return 4;
+  }
+  const int n = vocab - j < 4 ? static_cast<int>(vocab - j) : 4;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) v[q] = q < n ? token_to_float(row[j + q]) : 0.0f;
+  return n;
+}
+
+struct token_no_op {
+  __device__ __forceinline__ void operator()() const {}
+};
+
 
 // Calls f(full, g, v, n, round) for every group of 4 values of `slice` this thread owns, Unroll groups'
 // loads in flight, with round counting the calls modulo 8; and done() after every 8 rounds (Unroll
