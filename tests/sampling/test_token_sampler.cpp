@@ -636,7 +636,11 @@ TEST(TokenSampler, ChiSquareOfTheKeptDistribution) {
   const config configs[] = {{"plain", false, 1.0f, 0, 1.0f, 0.0f},
                             {"top-k 8, top-p 0.8", false, 1.0f, 8, 0.8f, 0.0f},
                             {"min-p 0.05 at T 0.7", false, 0.7f, 0, 1.0f, 0.05f},
-                            {"probabilities at T 2, top-k 10, top-p 0.9", true, 2.0f, 10, 0.9f, 0.0f}};
+                            {"probabilities at T 2, top-k 10, top-p 0.9", true, 2.0f, 10, 0.9f, 0.0f},
+                            // Top-p at T = 1 from probabilities proposes tokens first (token_sampler.hpp):
+                            // many first proposals miss K here, and min-p binds in the second.
+                            {"probabilities, top-p 0.5", true, 1.0f, 0, 0.5f, 0.0f},
+                            {"probabilities, top-p 0.95, min-p 0.1", true, 1.0f, 0, 0.95f, 0.1f}};
   for (const config& c : configs) {
     SCOPED_TRACE(c.name);
     scankit::token_sampling_params params;

@@ -26,6 +26,17 @@
 //   in chunk   t = word 1 * 2^-32 of the same draw; the first token of the chunk (index order)
 //              whose running float sum of a_j exceeds t * W_c (the chunk's last kept
 //              token if rounding leaves none).
+//   proposals  a top-p row of probabilities at T = 1 without top-k first proposes up to three
+//              tokens, each drawn the same
+//              way from a superset of K: P1 from every token of weight, with counters
+//              (c + 2^63, offset); then P2 and P3 from K' = the tokens (passing min-p) whose order
+//              key (the order value's float bits, flipped to sort as unsigned integers) has the
+//              same top 11 bits as the top-p threshold's or larger ones, with counters
+//              (c + 2^62, offset), P2 from words 0 and 1 and P3 from words 2 and 3. The first of
+//              P1, P2, P3 that lies in K is the row's token; when none does, the draw from K above
+//              is. Each proposal, given that it lies in K, comes from K in proportion to the
+//              weights, so the result is an exact draw from K; nearly every row ends with a
+//              proposal, one or two passes over the row, without settling the boundary of K.
 // The filters compare tokens by value (probabilities) or by the float v / T - c (logits; c is the
 // largest score of 256 evenly spaced tokens of the row), so tokens whose scores round to the same
 // float are tied; tokens tied with the last kept one are kept too, so K can exceed k (or the
@@ -43,9 +54,10 @@
 // Bad host arguments (the same ranges for scalars, negative sizes, null pointers, a row index
 // outside the input rows cannot be checked on the host and gives -1) throw scankit::error before
 // anything is enqueued; nothing is written past the outputs. Work is enqueued on `stream` without
-// synchronising. Reads each row once (plain sampling), twice with filters in the common case
-// (a histogram of the values, then the race with the boundary tokens collected on chip), up to
-// six times when the boundary holds more tokens than fit on chip (nearly flat rows).
+// synchronising. Reads each row once (plain sampling, and most top-p rows: a histogram of the
+// values and P1 in one pass), twice with filters in the common case (a histogram, then the race
+// with the boundary tokens collected on chip, or P2 and P3), up to eight times when the boundary
+// holds more tokens than fit on chip (nearly flat rows).
 //
 // Precompiled for float, __half and __nv_bfloat16 values; token indices are int32.
 #pragma once

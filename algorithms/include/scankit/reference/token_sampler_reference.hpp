@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -74,10 +75,52 @@ inline std::vector<std::int32_t> value_order(const float* v, std::int64_t vocab)
   return order;
 }
 
+// The order key of a float, as the device's (larger value, larger key; -0.0 just below +0.0).
+inline std::uint32_t order_key(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits ^ ((bits >> 31) != 0 ? 0xffffffffu : 0x80000000u);
+}
+
+// The retry's set (token_sampler.hpp): tokens of weight whose order value's key has its top 11 bits
+// (the histogram bin) at least lo, the bin of the top-p threshold; and min-p. Returned as the
+// lowest value in it, NaN when the top-p or min-p boundary is not known exactly enough to tell.
+inline float retry_threshold(const float* v, std::int64_t vocab, const row_params& p, float strict_p, float loose_p,
+                             float strict_m, float loose_m) {
+  // Logits are ordered by v / T - c, c the largest score of 256 evenly spaced tokens.
+  float shift = 0.0f;
+  if (!p.probabilities) {
+    const std::int64_t sample = std::min<std::int64_t>(vocab, 256);
+    std::uint32_t best = 0;
+    for (std::int64_t i = 0; i < sample; ++i) {
+      const float s = v[i * vocab / sample] / p.temperature;
+      if (std::isfinite(s)) best = std::max(best, order_key(s));
+    }
+    if (best != 0) {
+      const std::uint32_t bits = best ^ ((best >> 31) != 0 ? 0x80000000u : 0xffffffffu);
+      std::memcpy(&shift, &bits, sizeof shift);
+    }
+  }
+  auto bin = [&](float x) {
+    const float u = p.probabilities ? x : (p.temperature == 1.0f ? x : x / p.temperature) - shift;
+    return order_key(u) >> 21;
+  };
+  if (bin(strict_p) != bin(loose_p)) return NAN;
+  const std::uint32_t lo = bin(strict_p);
+  if (strict_m != loose_m) return NAN;
+  float lowest = INFINITY;
+  for (std::int64_t j = 0; j < vocab; ++j)
+    if (has_weight(v[j], p.probabilities) && v[j] >= strict_m && bin(v[j]) >= lo) lowest = std::min(lowest, v[j]);
+  return lowest;
+}
+
 struct row_reference {
   bool bad = false;
   bool greedy = false;
   bool raw = false;  // probabilities at T == 1: the chunk weights are the values themselves
+  bool two_draws = false;  // top-p without top-k at T = 1 from probabilities: proposals come first
+  // The retry's set K' = {j : v_j >= retry_threshold} (NaN where the reference cannot tell it).
+  float retry_threshold = NAN;
   // Greedy: the lowest index of the largest value; for k == 1 (T > 0) also accepted, the lowest
   // index of the largest float score (distinct probabilities can share logf).
   std::int32_t greedy_token = -1;
@@ -111,6 +154,7 @@ inline row_reference reference_row(const float* v, std::int64_t vocab, const row
   }
   ref.greedy = p.temperature == 0.0f || p.top_k == 1;
   ref.raw = p.probabilities && p.temperature == 1.0f;
+  ref.two_draws = ref.raw && !ref.greedy && !(p.top_k >= 1 && p.top_k < vocab) && p.top_p < 1.0f;
   {
     std::int64_t best = 0;
     for (std::int64_t j = 1; j < vocab; ++j)
@@ -195,6 +239,7 @@ inline row_reference reference_row(const float* v, std::int64_t vocab, const row
     if (v[j] >= ref.threshold_strict) ref.mass_strict += ref.weight[j];
     if (v[j] >= ref.threshold_loose) ref.mass_loose += ref.weight[j];
   }
+  if (ref.two_draws) ref.retry_threshold = retry_threshold(v, vocab, p, strict_p, loose_p, strict_m, loose_m);
   return ref;
 }
 
@@ -209,11 +254,18 @@ inline row_reference reference_row(const float* v, std::int64_t vocab, const row
 // t W_c (the chunk's last kept token if none does). Only additions, multiplications and divisions
 // that cannot contract into a fused multiply-add. The device's expf and logf may differ from the
 // host's in the last place, so a draw is predicted only where that cannot change it.
+//
+// Top-p rows of probabilities at T = 1 without top-k make proposals first (token_sampler.hpp): P1 from every token of weight
+// with counters (c + 2^63, offset), then P2 and P3 from K' with (c + 2^62, offset), words 0-1 and
+// 2-3; the first of them in K is the row's token, and the draw from K decides when none is.
 
 constexpr std::int64_t chunk_tokens = 32;
+constexpr std::uint64_t first_draw_base = 1ull << 63;
+constexpr std::uint64_t retry_draw_base = 1ull << 62;
 
-inline scankit::detail::philox_words chunk_words(std::uint64_t seed, std::uint64_t offset, std::int64_t chunk) {
-  return scankit::detail::philox4x32_10(static_cast<std::uint64_t>(chunk), offset, seed);
+inline scankit::detail::philox_words chunk_words(std::uint64_t seed, std::uint64_t offset, std::int64_t chunk,
+                                                 std::uint64_t base = 0) {
+  return scankit::detail::philox4x32_10(static_cast<std::uint64_t>(chunk) + base, offset, seed);
 }
 
 // (m_c + logf(W_c)) - logf(E): E = -log1pf(-u) for word 0 below 2^31, else -logf((2^32 - word) 2^-32)
@@ -296,16 +348,18 @@ struct draw_result {
   bool decisive() const { return race_decisive() && cdf_decisive; }
 };
 
-// The draw from {j : v_j >= threshold, s_j > -infinity} (chunks without a kept token do not run).
+// The draw from {j : v_j >= threshold, s_j > -infinity} (chunks without a kept token do not run);
+// `base` offsets the chunks' counters (first_draw_base, retry_draw_base for the proposals); `pair` 1
+// takes words 2 and 3 of each chunk's draw instead of 0 and 1 (the retry's second proposal).
 inline draw_result draw(const float* v, std::int64_t vocab, const row_reference& ref, float threshold,
-                        std::uint64_t seed, std::uint64_t offset) {
+                        std::uint64_t seed, std::uint64_t offset, std::uint64_t base = 0, int pair = 0) {
   draw_result r;
   double second = -INFINITY;
   const std::int64_t chunks = (vocab + chunk_tokens - 1) / chunk_tokens;
   for (std::int64_t c = 0; c < chunks; ++c) {
     const chunk_weights w = chunk_of(v, vocab, ref, threshold, c);
     if (!w.races()) continue;
-    const double s = chunk_score(w, chunk_words(seed, offset, c).x[0]);
+    const double s = chunk_score(w, chunk_words(seed, offset, c, base).x[2 * pair]);
     if (r.chunk < 0 || s > r.best) {  // ties stay with the lower chunk
       second = r.best;
       r.best = s;
@@ -318,7 +372,7 @@ inline draw_result draw(const float* v, std::int64_t vocab, const row_reference&
   r.margin = std::isinf(r.best) && std::isinf(second) && r.best > 0 && second > 0 ? 0.0 : r.best - second;
 
   const chunk_weights w = chunk_of(v, vocab, ref, threshold, r.chunk);
-  const float target = static_cast<float>(chunk_words(seed, offset, r.chunk).x[1]) * 0x1p-32f * w.w;
+  const float target = static_cast<float>(chunk_words(seed, offset, r.chunk, base).x[2 * pair + 1]) * 0x1p-32f * w.w;
   float run = 0.0f;
   int chosen = -1, last = -1;
   double nearest = INFINITY;
@@ -437,7 +491,29 @@ inline row_check check_row(const float* v, std::int64_t vocab, const row_referen
     const double hi = std::log(w / (std::isnan(mass) ? ref.mass_strict : mass)) + 1e-3;
     if (!(*logprob >= lo && *logprob <= hi)) e << "logprob " << *logprob << ", want [" << lo << ", " << hi << "]; ";
   }
-  if (!std::isnan(threshold)) {
+  // The proposals, where the row makes them: the first from every token of weight, then the retry
+  // from K'; the first of them in K is the row's token. Where one is not surely known, neither is
+  // the token.
+  bool from_k = !std::isnan(threshold);
+  if (from_k && ref.two_draws) {
+    const float sets[3] = {-INFINITY, ref.retry_threshold, ref.retry_threshold};
+    const std::uint64_t bases[3] = {first_draw_base, retry_draw_base, retry_draw_base};
+    const char* names[3] = {"first proposal", "second proposal", "third proposal"};
+    for (int i = 0; i < 3 && from_k; ++i) {
+      if (std::isnan(sets[i])) {
+        from_k = false;
+        break;
+      }
+      const draw_result d = draw(v, vocab, ref, sets[i], seed, offset, bases[i], i == 2 ? 1 : 0);
+      from_k = d.decisive() && !(v[d.token] >= threshold);
+      if (d.decisive() && v[d.token] >= threshold) {
+        c.predicted = true;
+        if (token != d.token)
+          e << names[i] << ": token " << token << ", want " << d.token << " (in K, value " << v[d.token] << "); ";
+      }
+    }
+  }
+  if (from_k) {
     const draw_result d = draw(v, vocab, ref, threshold, seed, offset);
     if (d.race_decisive() && token / chunk_tokens != d.chunk) {
       e << "race: token " << token << " in chunk " << token / chunk_tokens << ", want chunk " << d.chunk << " (score "

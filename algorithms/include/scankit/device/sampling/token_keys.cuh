@@ -42,8 +42,15 @@ struct token_row_rule {
   // histogram bins of u then hold a bounded range of weights near the top of the row, however
   // large the logits or small T. Probabilities are ordered by their value.
   float shift;
+  int mass_bits;    // log2 of mass_unit
   float mass_unit;  // 2^31 / (vocab rounded up to a power of 2): a bin's integer mass fits 32 bits
 };
+
+__device__ __forceinline__ token_row_rule token_make_rule(bool logits, float temperature, float shift,
+                                                          std::int64_t vocab) {
+  const int bits = 31 - (vocab > 1 ? 64 - __clzll(vocab - 1) : 0);
+  return token_row_rule{logits, temperature, shift, bits, ldexpf(1.0f, bits)};
+}
 
 // The kind of a row's values, as template arguments, so the hot loops are compiled once per kind
 // without per-token tests of it: logits, probabilities at T = 1 ("raw": a token's weight is its
@@ -104,16 +111,20 @@ __device__ __forceinline__ double token_raw_scale(int bin) {
 // The weight of a token of order value u relative to its bin's scale (the top of its bin, or for
 // probabilities at T = 1 the power of two above it), in units of 1 / mass_unit (at most
 // mass_unit): the filters' masses are sums of these, exact and order-independent.
-__device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule,
-                                                      token_raw_kind) {
-  if (!(u > 0.0f)) return 0;
-  return static_cast<std::uint32_t>(token_raw_ratio(u) * rule.mass_unit);
+// For probabilities at T = 1 that is floor(token_raw_ratio(u) * mass_unit), computed on the bits:
+// the ratio is u's significand (with its leading bit when u is normal) times 2^-24, and mass_unit
+// a power of two, so a shift of the significand gives it exactly. The sign is dropped: -0.0 weighs
+// 0, and a negative value makes its row bad before any mass counts.
+__device__ __forceinline__ std::uint32_t token_bin_mass(float u, float, const token_row_rule& rule, token_raw_kind) {
+  const std::uint32_t bits = __float_as_uint(u) & 0x7fffffffu;
+  const std::uint32_t significand = min(bits, (bits & 0x007fffffu) | 0x00800000u);
+  return rule.mass_bits <= 24 ? significand >> (24 - rule.mass_bits) : significand << (rule.mass_bits - 24);
 }
 __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule,
                                                       token_logits_kind) {
-  if (!(u > -INFINITY)) return 0;
-  const float r = fminf(expf(u - bin_top), 1.0f);
-  return r > 0.0f ? static_cast<std::uint32_t>(r * rule.mass_unit) : 0u;
+  // A select, not a branch: -infinity weighs 0 (and its bin's top is -infinity too).
+  const float r = u > -INFINITY ? fminf(expf(u - bin_top), 1.0f) : 0.0f;
+  return static_cast<std::uint32_t>(r * rule.mass_unit);
 }
 __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule) {
   if (rule.logits) return token_bin_mass(u, bin_top, rule, token_logits_kind{});

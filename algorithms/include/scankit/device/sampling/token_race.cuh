@@ -18,9 +18,18 @@
 
 namespace scankit::device_detail::sampling {
 
+// Top-p rows without top-k propose up to three tokens before the final draw from K
+// (token_sampler.hpp): the first with its own counters, the retry's two with words 0-1 and 2-3 of
+// theirs. Each draw offsets the chunks' counters by its own base, so that no two draws share a
+// Philox number (chunk indices stay below 2^58).
+enum class token_draw { final_draw, first, retry };
+__host__ __device__ constexpr std::uint64_t token_draw_base(token_draw d) {
+  return d == token_draw::first ? 1ull << 63 : d == token_draw::retry ? 1ull << 62 : 0ull;
+}
+
 __device__ __forceinline__ scankit::detail::philox_words token_noise(std::uint64_t seed, std::uint64_t offset,
-                                                                    std::int64_t group) {
-  return scankit::detail::philox4x32_10(static_cast<std::uint64_t>(group), offset, seed);
+                                                                    std::int64_t group, std::uint64_t base = 0) {
+  return scankit::detail::philox4x32_10(static_cast<std::uint64_t>(group) + base, offset, seed);
 }
 
 // s - log E for the Philox word `word` (E = -log(1 - word 2^-32), from whichever side keeps its
@@ -55,10 +64,7 @@ __device__ __forceinline__ token_chunk token_octet_chunk(const bool (&kept)[4], 
 #pragma unroll
     for (int o = 1; o < 8; o <<= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
   } else {
-    bool any = kept[0] || kept[1] || kept[2] || kept[3];
-#pragma unroll
-    for (int o = 1; o < 8; o <<= 1) any |= __shfl_xor_sync(0xffffffffu, any, o) != 0;
-    m = any ? 0.0f : -INFINITY;
+    m = 0.0f;  // settled below: a sum of kept probabilities (each above 0) is above 0
   }
   float x = 0.0f;
   if (m > -INFINITY) {
@@ -67,6 +73,7 @@ __device__ __forceinline__ token_chunk token_octet_chunk(const bool (&kept)[4], 
   }
 #pragma unroll
   for (int o = 1; o < 8; o <<= 1) x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, o));
+  if (raw && !(x > 0.0f)) m = -INFINITY;
   return token_chunk{m, x};
 }
 
@@ -87,9 +94,9 @@ __device__ __forceinline__ std::int32_t token_race_index(unsigned long long entr
 // One thread's running race over chunks.
 struct token_race {
   float best = -INFINITY;
-  std::int64_t index = -1;
+  std::int32_t index = -1;  // chunk indices fit 32 bits: tokens are int32
 
-  __device__ __forceinline__ void run(std::int64_t chunk, float score) {
+  __device__ __forceinline__ void run(std::int32_t chunk, float score) {
     if (index < 0 || score > best || (score == best && chunk < index)) {
       best = score;
       index = chunk;
@@ -105,21 +112,33 @@ struct token_race {
 // a chunk and the warp draws 32 Philox numbers and logarithms in one go, not four per round. The
 // race is order-independent (see above), so scoring late changes no token.
 struct token_race_batch {
-  std::int64_t chunk = -1;  // -1: nothing held (or the chunk keeps nothing)
+  std::int32_t chunk = -1;  // -1: nothing held (or the chunk keeps nothing)
   token_chunk held{-INFINITY, 0.0f};
 
   // Every lane of the octet calls this with the octet's chunk; round in [0, 8).
   __device__ __forceinline__ void hold(int round, std::int64_t chunk_index, const token_chunk& c, bool join) {
     if ((threadIdx.x & 7) == static_cast<unsigned>(round)) {
-      chunk = join && c.m > -INFINITY ? chunk_index : -1;
+      chunk = join && c.m > -INFINITY ? static_cast<std::int32_t>(chunk_index) : -1;
       held = c;
     }
   }
   // Every lane of the warp calls this: the held chunks race, and the lanes are emptied.
-  __device__ __forceinline__ void flush(token_race& race, std::uint64_t seed, std::uint64_t offset) {
+  __device__ __forceinline__ void flush(token_race& race, std::uint64_t seed, std::uint64_t offset,
+                                        std::uint64_t base = 0) {
     if (__any_sync(0xffffffffu, chunk >= 0) && chunk >= 0) {
-      const scankit::detail::philox_words words = token_noise(seed, offset, chunk);
+      const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
       race.run(chunk, token_chunk_score(held, words.x[0]));
+    }
+    chunk = -1;
+  }
+  // The same for two races from the same chunks, scored by words 0 and 2 of each chunk's draw.
+  __device__ __forceinline__ void flush_pair(token_race& a, token_race& b, std::uint64_t seed, std::uint64_t offset,
+                                             std::uint64_t base) {
+    if (__any_sync(0xffffffffu, chunk >= 0) && chunk >= 0) {
+      const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
+      const float log_weight = held.m + logf(held.w);
+      a.run(chunk, token_race_score(log_weight, words.x[0]));
+      b.run(chunk, token_race_score(log_weight, words.x[2]));
     }
     chunk = -1;
   }

@@ -9,9 +9,13 @@
 // same function in every path below, so the paths agree on tau; min-p is a per-token test.
 //
 // Passes (each a read of the row):
-//   1. a histogram of the keys' top 11 bits, the count and the integer mass of each bin, and the
-//      row's largest value (or just the largest value, when only min-p or the optional outputs
-//      need it; nothing when no filter and no optional output is asked for);
+//   1. a histogram of the keys' top 11 bits, the count and the integer mass of each bin, the
+//      row's largest value, and for top-p rows of probabilities at T = 1 without top-k the first
+//      proposal (token_sampler.hpp), which ends the row when it lies in a bin above tau's (or just
+//      the largest value, when only min-p or the optional outputs need it; nothing when no filter
+//      and no optional output is asked for);
+//   1b. for such rows whose first proposal missed: the retry pass, two more proposals and tau's
+//      bin counted by 11 more bits, which ends the row when a proposal is settled in K;
 //   2. the bins that surely hold no threshold are settled: the chunks of tokens above them race
 //      (token_race.cuh), tokens below them are dropped, and the tokens of the bins between are
 //      collected in shared memory, sorted, and the thresholds found among them; the chunks that
@@ -83,6 +87,13 @@ __device__ void token_load_row(const token_kernel_args<T>& a, std::int64_t r, to
   st.own = token_row_results{};
 }
 
+// A proposal (token_sampler.hpp): its token (-1: none), key, and whether it passes min-p.
+struct token_proposal {
+  std::int32_t token;
+  std::uint32_t key;
+  bool min_p;
+};
+
 // ---- the kernel ----------------------------------------------------------------------------------
 
 // Clustered: a cluster of blocks per row (token_row_blocks.cuh), for rows that need no histogram
@@ -144,8 +155,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     __syncthreads();
   }
   const float shift = st.own.race_entry == 0 ? 0.0f : token_value(static_cast<std::uint32_t>(st.own.race_entry >> 32));
-  const token_row_rule rule{logits, st.temperature, logits && !greedy ? shift : 0.0f,
-                            ldexpf(1.0f, 31 - (vocab > 1 ? 64 - __clzll(vocab - 1) : 0))};
+  const token_row_rule rule = token_make_rule(logits, st.temperature, logits && !greedy ? shift : 0.0f, vocab);
   __syncthreads();
   if (threadIdx.x == 0) st.own.race_entry = 0;
   const bool k_active = !greedy && st.top_k > 0 && st.top_k < vocab;
@@ -153,16 +163,28 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   const bool minp_active = !greedy && st.min_p > 0.0f;
   const bool want_mass = a.logprobs != nullptr || a.kept_probs != nullptr;
   const bool need_hist = !Clustered && (k_active || p_active);
-  const bool need_max = greedy || need_hist || minp_active || want_mass;
   const bool raw = !logits && st.temperature == 1.0f;  // probabilities at T = 1
+  // Top-p rows of probabilities at T = 1 without top-k propose tokens before settling K
+  // (token_sampler.hpp): there the first proposal's chunk sums cost pass 1 a few additions per
+  // token, where logits would pay a second exponential.
+  const bool proposals = need_hist && p_active && !k_active && raw;
+  const bool need_max = greedy || need_hist || minp_active || want_mass;
   // Rows of the compiled kinds find their largest value, not its index (only greedy rows need that).
   const bool max_by_value = !greedy && (logits || raw);
 
-  // Pass 1: the largest value, and the histogram when a filter needs it; bad values.
+  const std::uint64_t seed = st.seed, offset = st.offset;
+  // The first proposal: a race over every token of weight, run in pass 1.
+  __shared__ unsigned long long first_entry;  // its winning chunk's race entry
+  token_race first_race;
+  token_race_batch first_batch;
+
+  // Pass 1: the largest value, and the histogram and the first draw when a filter needs them; bad
+  // values.
   unsigned long long max_entry = 0;  // (key << 32) | ~index of the largest value, over the row
   if (need_max) {
     if (need_hist) {
       for (int b = threadIdx.x; b < token_bins; b += token_threads) sm.count_incl[b] = 0, sm.mass[b] = 0;
+      if (threadIdx.x == 0) first_entry = 0;
       __syncthreads();
     }
     bool bad = false;
@@ -170,17 +192,39 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     std::uint32_t best_key = 0;
     std::int64_t best_j = -1;
     float best_v = -INFINITY;  // the compiled kinds: the largest value (the order value grows with it)
+    // Probabilities at T = 1: the range of the keys, which tells both the largest value and a bad
+    // one (a valid probability, -0.0 to the largest float, has a key in [0x7fffffff, 0xff800000)).
+    std::uint32_t key_lo = 0xffffffffu, key_hi = 0;
     auto pass1 = [&](auto kind, auto hist) {
       using kind_t = decltype(kind);
       constexpr bool any_kind = std::is_same_v<kind_t, token_any_kind>;
-      token_for_each_full_group(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int) {
+      constexpr bool is_logits = std::is_same_v<kind_t, token_logits_kind>;
+      constexpr bool is_raw = std::is_same_v<kind_t, token_raw_kind>;
+      auto flush_first = [&] {
+        if constexpr (decltype(hist)::value && is_raw) {
+          if (proposals) first_batch.flush(first_race, seed, offset, token_draw_base(token_draw::first));
+        }
+      };
+      token_for_each_full_group(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+        if constexpr (decltype(hist)::value && is_raw) {
+          if (proposals) {  // the first proposal's chunk weights: every token of weight kept
+            bool kept[4];
+            const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // raw chunks weigh the values themselves
+#pragma unroll
+            for (int q = 0; q < 4; ++q) kept[q] = (decltype(full)::value || q < n) && v[q] > 0.0f;
+            first_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, v, true), true);
+          }
+        }
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
           const bool valid = decltype(full)::value || q < n;
           const float u = any_kind && greedy ? v[q] : token_order_value(v[q], rule, kind);
           const std::uint32_t key = token_key(u);
-          if (valid) {
-            bad |= token_value_bad(v[q], any_kind ? logits : std::is_same_v<kind_t, token_logits_kind>);
+          if constexpr (is_raw) {
+            key_lo = valid ? min(key_lo, key) : key_lo;
+            key_hi = valid ? max(key_hi, key) : key_hi;
+          } else if (valid) {
+            bad |= token_value_bad(v[q], any_kind ? logits : is_logits);
             if constexpr (any_kind) {
               if (key > best_key) best_key = key, best_j = 4 * g + q;  // key 0 is a NaN: the row is bad
             } else {
@@ -189,11 +233,12 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
           }
           if constexpr (decltype(hist)::value) {
             const int bin = token_bin(key);
+            // The compiled kinds add a zero mass rather than test for it (a branch per token).
             token_hist_add(sm.count_incl, sm.mass, valid, bin,
-                           valid ? token_bin_mass(u, token_bin_top(bin), rule, kind) : 0);
+                           valid ? token_bin_mass(u, token_bin_top(bin), rule, kind) : 0, any_kind);
           }
         }
-      }, token_no_op{}, slice);
+      }, flush_first, slice);
     };
     auto pass1_of = [&](auto kind) {
       if (need_hist) {
@@ -209,10 +254,15 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     } else {
       pass1_of(token_raw_kind{});
     }
+    if (max_by_value && !logits) {  // the raw kind ran
+      bad |= key_lo < 0x7fffffffu || key_hi >= 0xff800000u;
+      best_v = key_hi != 0 ? token_value(key_hi) : -INFINITY;
+    }
     const unsigned long long best = max_by_value ? token_max_entry(token_key(best_v), 0)
                                     : best_j < 0  ? 0ull
                                                   : token_max_entry(best_key, best_j);
     token_block_max(&st.own.max_entry, best);
+    if (proposals) token_block_max(&first_entry, first_race.entry());
     const token_row_results row_results = combine_row(bad);
     if (row_results.flag) {
       write_bad();
@@ -256,6 +306,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   std::uint32_t candidates_above = 0;
   std::uint64_t candidates_mass_base = 0;
   double mass_all = 0.0;
+  double p_target = 0.0;  // top-p's target, with the bins' first estimate of the top-k set's mass
   if (need_hist) {
     for (int b = threadIdx.x; b < token_bins; b += token_threads) sm.w_above[b] = token_bin_weight(sm.mass[b], b, u_max, rule);
     if (threadIdx.x == 0) {
@@ -277,7 +328,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     mass_all = token_mass_at(sm, b_min, sm.mass[b_min], u_max, rule);
     const int b_k = k_active ? st.bin_k : 0;
     // Top-p's target: exact without top-k; with top-k at least top_p times the mass above b_k.
-    double target = 0.0;
+    double& target = p_target;
     if (p_active) {
       target = static_cast<double>(st.top_p) * (k_active ? sm.w_above[b_k] : mass_all);
       for (int b = threadIdx.x; b < token_bins; b += token_threads) {
@@ -351,14 +402,14 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   std::uint64_t kept_mass = 0;  // sum over this thread's kept tokens of floor(w 2^32)
   token_race race;              // over chunk indices
   token_race_batch batch;       // chunks waiting for their draws
-  const std::uint64_t seed = st.seed, offset = st.offset;
   bool bad = false;  // checked here when pass 1 did not run
   const bool all_sure = sure_floor == 0 && collect_floor == 0xffffffffu;
-  // The kept tokens of a group at or above `floor` (and min-p), their scores, and the mass the
-  // optional outputs need; `count_below` limits that mass to keys below it (deferred chunks count
-  // only their candidates, the pass counted the rest).
+  // The kept tokens of a group at or above `floor` (and min-p, except for the first proposal), their
+  // scores, and the mass the optional outputs need (the final draw's only); `count_below` limits
+  // that mass to keys below it (deferred chunks count only their candidates, the pass counted the
+  // rest).
   auto keep = [&](const float(&v)[4], int n, bool whole, std::uint32_t floor, std::uint32_t count_below,
-                  bool(&kept)[4], float(&sc)[4]) {
+                  bool(&kept)[4], float(&sc)[4], token_draw draw = token_draw::final_draw) {
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       kept[q] = (whole || q < n) && (logits ? v[q] > -INFINITY : v[q] > 0.0f);
@@ -367,8 +418,8 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       kept[q] = kept[q] && key >= floor;
       sc[q] = 0.0f;
       if (kept[q] && (!raw || want_mass)) sc[q] = token_score(v[q], rule);
-      if (kept[q] && minp_active) kept[q] = token_min_p_keeps(v[q], sc[q], min_p_bound);
-      if (kept[q] && want_mass && (count_below == 0xffffffffu || key < count_below)) {
+      if (kept[q] && minp_active && draw != token_draw::first) kept[q] = token_min_p_keeps(v[q], sc[q], min_p_bound);
+      if (kept[q] && want_mass && draw == token_draw::final_draw && (count_below == 0xffffffffu || key < count_below)) {
         kept_mass += static_cast<std::uint64_t>(expf(sc[q] - s_max) * 4294967296.0f);
       }
     }
@@ -378,6 +429,151 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   auto hold_chunk = [&](int round, std::int64_t chunk, const bool(&kept)[4], const float(&sc)[4], const float(&v)[4],
                         bool join) { batch.hold(round, chunk, token_octet_chunk(kept, sc, v, raw), join); };
   auto race_held = [&] { batch.flush(race, seed, offset); };
+  // The token of a race's winning chunk (`entry`; 0: none): its kept weights again (the same lanes,
+  // the same sums), then the inverse CDF of its second Philox word, one lane walking the chunk in
+  // index order. Called by the first warp.
+  // `second`: the retry's second proposal, whose words are 2 and 3 of the chunk's draw.
+  auto pick = [&](unsigned long long entry, std::uint32_t floor, token_draw draw, std::int32_t* out,
+                  bool second = false) {
+    const std::uint64_t base = token_draw_base(draw);
+    if (entry == 0) {
+      if (threadIdx.x == 0) *out = -1;
+      return;
+    }
+    const std::int64_t chunk = token_race_index(entry);
+    float v[4];
+    int count = 0;
+    if (threadIdx.x < 8) count = token_load_group(row, vocab, chunk * 8 + threadIdx.x, false, v);
+    bool kept[4];
+    float sc[4];
+    keep(v, count, false, floor, 0u, kept, sc, draw);
+    const token_chunk c = token_octet_chunk(kept, sc, v, raw);
+    const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
+    const float target = static_cast<float>(words.x[second ? 3 : 1]) * 0x1p-32f * c.w;
+    float run = 0.0f;
+    int chosen = -1, last = -1;
+    for (int l = 0; l < 8; ++l) {  // lane l's four tokens, in index order
+      bool kl[4];
+      float sl[4], vl[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        kl[q] = __shfl_sync(full_warp_mask, kept[q], l) != 0;
+        sl[q] = __shfl_sync(full_warp_mask, sc[q], l);
+        vl[q] = __shfl_sync(full_warp_mask, v[q], l);
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        if (!kl[q]) continue;
+        run = __fadd_rn(run, token_chunk_weight(sl[q], vl[q], c.m, raw));
+        if (chosen < 0 && run > target) chosen = 4 * l + q;
+        last = 4 * l + q;
+      }
+    }
+    if (threadIdx.x == 0) *out = static_cast<std::int32_t>(chunk * 32 + (chosen >= 0 ? chosen : last));
+  };
+
+  // The proposals (token_sampler.hpp; top-p rows of probabilities at T = 1 without top-k): P1,
+  // drawn in pass 1 from every
+  // token of weight, then P2 and P3, drawn in the retry pass from K' = {bin(key) >= lo} (and
+  // min-p), lo the bin that holds tau, so K' is a superset of K. The first proposal in K is the
+  // row's token: each comes from its set in proportion to the weights, so given that it lies in K
+  // it is an exact draw from K, and the final draw from K (pass 2) only decides when all three
+  // miss. A proposal above the sure floor is in K whatever tau is; the retry pass also counts
+  // bin lo's 2048 sub-bins, which places tau in one of them and settles nearly every proposal
+  // without pass 2.
+  using proposal = token_proposal;
+  // The proposals live in shared memory (registers are short in the passes between): P1, P2, P3.
+  __shared__ proposal proposed[3];
+  __shared__ std::int32_t picked[3];
+  // After the first warp's picks into picked[first, first + count): the proposals, written by the
+  // first thread and read by all after the barrier.
+  auto settle = [&](int first, int count) {
+    __syncwarp();
+    if (threadIdx.x == 0) {
+      for (int i = first; i < first + count; ++i) {
+        proposal p{picked[i], 0u, false};
+        if (p.token >= 0) {
+          const float v0 = token_to_float(row[p.token]);
+          p.key = token_key(token_order_value(v0, rule));
+          p.min_p = !minp_active || token_min_p_keeps(v0, token_score(v0, rule), min_p_bound);
+        }
+        proposed[i] = p;
+      }
+    }
+    __syncthreads();
+  };
+  auto in_k = [&](const proposal& p, std::uint32_t floor) { return p.token >= 0 && p.min_p && p.key >= floor; };
+  const std::uint32_t out_floor = collect_floor < sure_floor ? collect_floor : sure_floor;  // keys below: surely out
+  const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
+  __shared__ unsigned long long retry_entries[2];
+  // The retry pass: P2 and P3 race over K', and bin lo's sub-bins are counted and the one holding
+  // tau found (token_refine_search, into st.found_sub). Called from one place only, so that it is
+  // inlined (a call would spill the kernel's live registers).
+  auto run_retry = [&] {
+    if (threadIdx.x == 0) retry_entries[0] = retry_entries[1] = 0;
+    for (int i = threadIdx.x; i < token_bins; i += token_threads) sm.sub.count[i] = 0, sm.sub.mass[i] = 0;
+    __syncthreads();
+    token_race races[2];
+    token_race_batch retry_batch;
+    const float lo_top = token_bin_top(lo);
+    // Proposals are made for probabilities at T = 1 only: the raw kind's arithmetic.
+    token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      constexpr bool whole = decltype(full)::value;
+      bool kept[4];
+      const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const bool valid = whole || q < n;
+        const std::uint32_t key = token_key(v[q]);
+        kept[q] = valid && v[q] > 0.0f && key >= retry_floor;
+        if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], 0.0f, min_p_bound);
+        const bool in = valid && token_bin(key) == lo;
+        token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key >> 10) & (token_bins - 1)),
+                       in ? token_bin_mass(v[q], lo_top, rule, token_raw_kind{}) : 0);
+      }
+      if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
+        retry_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, v, true), true);
+      }
+    }, [&] { retry_batch.flush_pair(races[0], races[1], seed, offset, token_draw_base(token_draw::retry)); });
+    token_block_max(&retry_entries[0], races[0].entry());
+    token_block_max(&retry_entries[1], races[1].entry());
+    __syncthreads();
+    token_refine_search(sm, st, lo, token_bins, 0u, 0ull, token_criterion::mass, 0u, p_target, u_max, rule);
+    if (threadIdx.x < 32) {
+      pick(retry_entries[0], retry_floor, token_draw::retry, &picked[1]);
+      pick(retry_entries[1], retry_floor, token_draw::retry, &picked[2], true);
+    }
+    settle(1, 2);
+  };
+  if (proposals) {
+    if (threadIdx.x < 32) pick(first_entry, 0u, token_draw::first, &picked[0]);
+    settle(0, 1);
+    if (!in_k(proposed[0], sure_floor)) run_retry();
+    // Rows with optional outputs need pass 2's kept mass anyway: they settle the proposals at the end.
+    if (!want_mass) {
+      if (in_k(proposed[0], sure_floor)) {
+        if (threadIdx.x == 0) a.tokens[r] = proposed[0].token;
+        return;
+      }
+      // tau lies in sub-bin found_sub of bin lo: keys above it are in K, keys below it out.
+      const std::uint32_t sub_first = retry_floor | (static_cast<std::uint32_t>(st.found_sub) << 10);
+      const std::uint32_t sub_last = sub_first + 1023u;
+      auto verdict = [&](const proposal& p) {  // 1 in K, 0 out, -1 not known before pass 2
+        if (p.token < 0 || !p.min_p) return 0;
+        if (p.key >= sure_floor || p.key > sub_last) return 1;
+        if (p.key < out_floor || p.key < sub_first) return 0;
+        return -1;
+      };
+      for (int i = 0; i < 3; ++i) {
+        const int known = verdict(proposed[i]);
+        if (known == 1) {
+          if (threadIdx.x == 0) a.tokens[r] = proposed[i].token;
+          return;
+        }
+        if (known < 0) break;  // pass 2 settles it, and the rest
+      }
+    }
+  }
   if (all_sure && !minp_active && !want_mass) {
     // Plain sampling: every token with weight races. Compiled once per kind of value, so that the
     // loop tests nothing per token that is the same for the whole row.
@@ -581,42 +777,17 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     write_bad();
     return;
   }
-  // The winning chunk's token: its kept weights again (the same lanes, the same sums), then the
-  // inverse CDF of its second Philox word, one lane walking the chunk in index order.
-  if (leader && threadIdx.x < 32) {
-    const std::int64_t chunk = token_race_index(race_entry);
-    float v[4];
-    int count = 0;
-    if (threadIdx.x < 8) count = token_load_group(row, vocab, chunk * 8 + threadIdx.x, false, v);
-    bool kept[4];
-    float sc[4];
-    keep(v, count, false, need_hist ? tau : 0u, 0u, kept, sc);
-    const token_chunk c = token_octet_chunk(kept, sc, v, raw);
-    const scankit::detail::philox_words words = token_noise(seed, offset, chunk);
-    const float target = static_cast<float>(words.x[1]) * 0x1p-32f * c.w;
-    float run = 0.0f;
-    int chosen = -1, last = -1;
-    for (int l = 0; l < 8; ++l) {  // lane l's four tokens, in index order
-      bool kl[4];
-      float sl[4], vl[4];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        kl[q] = __shfl_sync(full_warp_mask, kept[q], l) != 0;
-        sl[q] = __shfl_sync(full_warp_mask, sc[q], l);
-        vl[q] = __shfl_sync(full_warp_mask, v[q], l);
-      }
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        if (!kl[q]) continue;
-        run = __fadd_rn(run, token_chunk_weight(sl[q], vl[q], c.m, raw));
-        if (chosen < 0 && run > target) chosen = 4 * l + q;
-        last = 4 * l + q;
+  if (leader && threadIdx.x < 32) pick(race_entry, need_hist ? tau : 0u, token_draw::final_draw, &st.first_p);
+  __syncthreads();
+  std::int32_t token = st.first_p;
+  if (proposals) {
+    for (int i = 0; i < 3; ++i) {  // the first in K (P2 and P3 exist when P1 is not)
+      if (in_k(proposed[i], tau)) {
+        token = proposed[i].token;
+        break;
       }
     }
-    if (threadIdx.x == 0) st.first_p = static_cast<int>(chunk * 32 + (chosen >= 0 ? chosen : last));
   }
-  __syncthreads();
-  const std::int32_t token = st.first_p;
   const double kept_total = static_cast<double>(kept_mass_sum) * 0x1p-32;
   if (leader && threadIdx.x == 0) {
     a.tokens[r] = token;

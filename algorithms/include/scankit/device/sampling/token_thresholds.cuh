@@ -165,10 +165,10 @@ __device__ __forceinline__ void token_for_each_group(const T* row, std::int64_t 
 // Adds a token to a shared histogram: 32-bit atomics, which shared memory does natively (the
 // masses' unit keeps every bin's sum below 2^31, token_keys.cuh).
 __device__ __forceinline__ void token_hist_add(std::uint32_t* count, std::uint32_t* mass, bool valid, int bin,
-                                               std::uint32_t m) {
+                                               std::uint32_t m, bool skip_zero = true) {
   if (!valid) return;
   atomicAdd(&count[bin], 1u);
-  if (m != 0) atomicAdd(&mass[bin], m);
+  if (!skip_zero || m != 0) atomicAdd(&mass[bin], m);
 }
 
 // ---- block reductions --------------------------------------------------------------------------
@@ -241,6 +241,62 @@ __device__ __forceinline__ double token_mass_at(const token_shared& sm, int bin,
 
 enum class token_criterion { count, mass };
 
+// The sub-bin search of token_refine, over sub-histograms already in sm.sub (`subs` sub-bins of
+// `bin`, above which count_above tokens of integer mass mass_above lie): the highest non-empty
+// sub-bin meeting the criterion, with the count and mass above it, into st.found_*. Every thread
+// calls it; st is written by the first warp and read after the caller's next barrier.
+__device__ void token_refine_search(token_shared& sm, token_row_state& st, int bin, int subs, std::uint32_t count_above,
+                                    std::uint64_t mass_above, token_criterion criterion, std::uint32_t need,
+                                    double target, float u_max, const token_row_rule& rule) {
+  if (threadIdx.x < 32) {
+    // Sub-bins from the top, 32 at a time; the first non-empty one that meets the criterion.
+    const int lane = threadIdx.x;
+    std::uint32_t c_carry = count_above;
+    std::uint64_t m_carry = mass_above;
+    int found = -1;
+    std::uint32_t found_c_ex = 0, found_c = 0;
+    std::uint64_t found_m_ex = 0, found_m_in = 0;
+    for (int base = subs - 1; base >= 0 && found < 0; base -= 32) {
+      const int s = base - lane;
+      const std::uint32_t c = s >= 0 ? sm.sub.count[s] : 0;
+      const std::uint64_t m = s >= 0 ? sm.sub.mass[s] : 0;
+      std::uint32_t c_in = c;
+      std::uint64_t m_in = m;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const std::uint32_t cy = __shfl_up_sync(full_warp_mask, c_in, o);
+        const std::uint64_t my = __shfl_up_sync(full_warp_mask, m_in, o);
+        if (lane >= o) c_in += cy, m_in += my;
+      }
+      c_in += c_carry;
+      m_in += m_carry;
+      bool meets = false;
+      if (s >= 0 && c != 0) {
+        meets = criterion == token_criterion::count ? c_in >= need
+                                                      : token_mass_at(sm, bin, m_in, u_max, rule) >= target;
+      }
+      const unsigned ballot = __ballot_sync(full_warp_mask, meets);
+      if (ballot != 0) {
+        const int first = __ffs(ballot) - 1;
+        found = base - first;
+        found_c_ex = __shfl_sync(full_warp_mask, c_in - c, first);
+        found_c = __shfl_sync(full_warp_mask, c, first);
+        found_m_ex = __shfl_sync(full_warp_mask, m_in - m, first);
+        found_m_in = __shfl_sync(full_warp_mask, m_in, first);
+      }
+      c_carry = __shfl_sync(full_warp_mask, c_in, 31);
+      m_carry = __shfl_sync(full_warp_mask, m_in, 31);
+    }
+    if (lane == 0) {
+      st.found_sub = found;
+      st.found_count = found_c;
+      st.found_count_above = found_c_ex;
+      st.found_mass_above = found_m_ex;
+      st.mass_result = found_m_in;
+    }
+  }
+}
+
 // The largest key t of `bin` (t >= floor) with, counting only tokens >= floor:
 //   count: count_above + count(key >= t) >= need;   mass: mass_at(bin, mass(key >= t)) >= target.
 // Two passes over 11 and 10 more bits. Returns t in st.key_result and the bin's integer mass at or
@@ -272,53 +328,7 @@ __device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm,
       }
     });
     __syncthreads();
-    if (threadIdx.x < 32) {
-      // Sub-bins from the top, 32 at a time; the first non-empty one that meets the criterion.
-      const int lane = threadIdx.x;
-      std::uint32_t c_carry = count_above;
-      std::uint64_t m_carry = mass_above;
-      int found = -1;
-      std::uint32_t found_c_ex = 0, found_c = 0;
-      std::uint64_t found_m_ex = 0, found_m_in = 0;
-      for (int base = subs - 1; base >= 0 && found < 0; base -= 32) {
-        const int s = base - lane;
-        const std::uint32_t c = s >= 0 ? sm.sub.count[s] : 0;
-        const std::uint64_t m = s >= 0 ? sm.sub.mass[s] : 0;
-        std::uint32_t c_in = c;
-        std::uint64_t m_in = m;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-          const std::uint32_t cy = __shfl_up_sync(full_warp_mask, c_in, o);
-          const std::uint64_t my = __shfl_up_sync(full_warp_mask, m_in, o);
-          if (lane >= o) c_in += cy, m_in += my;
-        }
-        c_in += c_carry;
-        m_in += m_carry;
-        bool meets = false;
-        if (s >= 0 && c != 0) {
-          meets = criterion == token_criterion::count ? c_in >= need
-                                                        : token_mass_at(sm, bin, m_in, u_max, rule) >= target;
-        }
-        const unsigned ballot = __ballot_sync(full_warp_mask, meets);
-        if (ballot != 0) {
-          const int first = __ffs(ballot) - 1;
-          found = base - first;
-          found_c_ex = __shfl_sync(full_warp_mask, c_in - c, first);
-          found_c = __shfl_sync(full_warp_mask, c, first);
-          found_m_ex = __shfl_sync(full_warp_mask, m_in - m, first);
-          found_m_in = __shfl_sync(full_warp_mask, m_in, first);
-        }
-        c_carry = __shfl_sync(full_warp_mask, c_in, 31);
-        m_carry = __shfl_sync(full_warp_mask, m_in, 31);
-      }
-      if (lane == 0) {
-        st.found_sub = found;
-        st.found_count = found_c;
-        st.found_count_above = found_c_ex;
-        st.found_mass_above = found_m_ex;
-        st.mass_result = found_m_in;
-      }
-    }
+    token_refine_search(sm, st, bin, subs, count_above, mass_above, criterion, need, target, u_max, rule);
     __syncthreads();
     // A threshold always exists (the criterion holds for the bin's lowest token), so s >= 0.
     const int s = st.found_sub;
