@@ -577,8 +577,11 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   if (all_sure && !minp_active && !want_mass) {
     // Plain sampling: every token with weight races. Compiled once per kind of value, so that the
     // loop tests nothing per token that is the same for the whole row.
-    auto plain = [&](auto logits_tag, auto raw_tag) {
+    // unit_tag: logits at T = 1, whose scores are the values (v / 1 is v; the division would cost
+    // a reciprocal, its refinement and a range check per token).
+    auto plain = [&](auto logits_tag, auto raw_tag, auto unit_tag) {
       constexpr bool is_logits = decltype(logits_tag)::value, is_raw = decltype(raw_tag)::value;
+      constexpr bool unit_t = decltype(unit_tag)::value;
       token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         bool kept[4];
@@ -589,7 +592,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
           bad |= valid && token_value_bad(v[q], is_logits);
           kept[q] = valid && (is_logits ? v[q] > -INFINITY : v[q] > 0.0f);
           if constexpr (is_logits) {
-            sc[q] = v[q] / st.temperature;
+            sc[q] = unit_t ? v[q] : v[q] / st.temperature;
           } else if constexpr (is_raw) {
             sc[q] = 0.0f;
           } else {
@@ -599,12 +602,14 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
         hold_chunk(round, g >> 3, kept, sc, v, true);
       }, race_held, slice);
     };
-    if (logits) {
-      plain(std::true_type{}, std::false_type{});
+    if (logits && st.temperature == 1.0f) {
+      plain(std::true_type{}, std::false_type{}, std::true_type{});
+    } else if (logits) {
+      plain(std::true_type{}, std::false_type{}, std::false_type{});
     } else if (raw) {
-      plain(std::false_type{}, std::true_type{});
+      plain(std::false_type{}, std::true_type{}, std::false_type{});
     } else {
-      plain(std::false_type{}, std::false_type{});
+      plain(std::false_type{}, std::false_type{}, std::false_type{});
     }
   } else if (!want_mass && (logits || raw)) {
     // Filtered sampling without the optional outputs, compiled per kind of value: each token's key
