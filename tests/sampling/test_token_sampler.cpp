@@ -685,6 +685,35 @@ TEST(TokenSampler, ChiSquareOfTheKeptDistribution) {
   }
 }
 
+// Top-p rows of probabilities at T = 1 propose tokens before settling the nucleus
+// (token_sampler.hpp); rows that ask for log-probabilities or kept probabilities run pass 2 for
+// them and settle the proposals afterwards. Both ways must give the same token for every row.
+TEST(TokenSampler, ProposalsGiveTheSameTokenWithOrWithoutOutputs) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  for (std::int64_t vocab : {37, 4096, 50257, 131072}) {
+    const std::int64_t rows = 64;
+    const token_rows<float> in =
+        make_rows<float>(softmax_rows(random_logits(rows, vocab, seed + vocab, 3.0f), rows, vocab), rows, vocab);
+    device_buffer<float> d_values(in.raw);
+    for (const float top_p : {0.3f, 0.9f, 0.99f}) {
+      for (const float min_p : {0.0f, 0.02f}) {
+        SCOPED_TRACE("vocab " + std::to_string(vocab) + ", top-p " + std::to_string(top_p) + ", min-p " +
+                     std::to_string(min_p));
+        scankit::token_sampling_params params;
+        params.values = scankit::token_values::probabilities;
+        params.top_p = top_p, params.min_p = min_p;
+        params.seed = seed ^ static_cast<std::uint64_t>(vocab), params.offset = 7;
+        const sampler_outputs none = run_sampler(d_values, rows, vocab, rows, params, extras::none);
+        const sampler_outputs logprobs = run_sampler(d_values, rows, vocab, rows, params, extras::logprobs);
+        const sampler_outputs both = run_sampler(d_values, rows, vocab, rows, params, extras::both);
+        ASSERT_EQ(none.tokens, logprobs.tokens) << "log-probabilities change the draw";
+        ASSERT_EQ(none.tokens, both.tokens) << "kept probabilities change the draw";
+      }
+    }
+  }
+}
+
 // Ties with the last kept token are kept: the draws of many seeds cover exactly the tied set.
 TEST(TokenSampler, TiesAtTheBoundaryAreKept) {
   SCANKIT_REQUIRE_GPU();
