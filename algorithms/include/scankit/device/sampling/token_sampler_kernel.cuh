@@ -431,19 +431,20 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   auto race_held = [&] { batch.flush(race, seed, offset); };
   // The token of a race's winning chunk (`entry`; 0: none): its kept weights again (the same lanes,
   // the same sums), then the inverse CDF of its second Philox word, one lane walking the chunk in
-  // index order. Called by the first warp.
-  // `second`: the retry's second proposal, whose words are 2 and 3 of the chunk's draw.
+  // index order. Called by a whole warp, whose first lane writes the token to `out` (and its value
+  // to `out_value`, when given). `second`: the retry's second proposal, whose words are 2 and 3 of
+  // the chunk's draw.
   auto pick = [&](unsigned long long entry, std::uint32_t floor, token_draw draw, std::int32_t* out,
-                  bool second = false) {
+                  bool second = false, float* out_value = nullptr) {
     const std::uint64_t base = token_draw_base(draw);
     if (entry == 0) {
-      if (threadIdx.x == 0) *out = -1;
+      if (lane_id() == 0) *out = -1;
       return;
     }
     const std::int64_t chunk = token_race_index(entry);
-    float v[4];
+    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     int count = 0;
-    if (threadIdx.x < 8) count = token_load_group(row, vocab, chunk * 8 + threadIdx.x, false, v);
+    if (lane_id() < 8) count = token_load_group(row, vocab, chunk * 8 + lane_id(), false, v);
     bool kept[4];
     float sc[4];
     keep(v, count, false, floor, 0u, kept, sc, draw);
@@ -452,6 +453,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     const float target = static_cast<float>(words.x[second ? 3 : 1]) * 0x1p-32f * c.w;
     float run = 0.0f;
     int chosen = -1, last = -1;
+    float chosen_v = 0.0f, last_v = 0.0f;
     for (int l = 0; l < 8; ++l) {  // lane l's four tokens, in index order
       bool kl[4];
       float sl[4], vl[4];
@@ -465,11 +467,14 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       for (int q = 0; q < 4; ++q) {
         if (!kl[q]) continue;
         run = __fadd_rn(run, token_chunk_weight(sl[q], vl[q], c.m, raw));
-        if (chosen < 0 && run > target) chosen = 4 * l + q;
-        last = 4 * l + q;
+        if (chosen < 0 && run > target) chosen = 4 * l + q, chosen_v = vl[q];
+        last = 4 * l + q, last_v = vl[q];
       }
     }
-    if (threadIdx.x == 0) *out = static_cast<std::int32_t>(chunk * 32 + (chosen >= 0 ? chosen : last));
+    if (lane_id() == 0) {
+      *out = static_cast<std::int32_t>(chunk * 32 + (chosen >= 0 ? chosen : last));
+      if (out_value != nullptr) *out_value = chosen >= 0 ? chosen_v : last_v;
+    }
   };
 
   // The proposals (token_sampler.hpp; top-p rows of probabilities at T = 1 without top-k): P1,
@@ -485,20 +490,19 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   // The proposals live in shared memory (registers are short in the passes between): P1, P2, P3.
   __shared__ proposal proposed[3];
   __shared__ std::int32_t picked[3];
-  // After the first warp's picks into picked[first, first + count): the proposals, written by the
-  // first thread and read by all after the barrier.
+  __shared__ float picked_value[3];
+  // After the picks into picked[i] and picked_value[i] by warp i - first (first lanes): the
+  // proposals, written by those lanes and read by all after the barrier.
   auto settle = [&](int first, int count) {
-    __syncwarp();
-    if (threadIdx.x == 0) {
-      for (int i = first; i < first + count; ++i) {
-        proposal p{picked[i], 0u, false};
-        if (p.token >= 0) {
-          const float v0 = token_to_float(row[p.token]);
-          p.key = token_key(token_order_value(v0, rule));
-          p.min_p = !minp_active || token_min_p_keeps(v0, token_score(v0, rule), min_p_bound);
-        }
-        proposed[i] = p;
+    const int i = first + warp_id();
+    if (warp_id() < count && lane_id() == 0) {
+      proposal p{picked[i], 0u, false};
+      if (p.token >= 0) {
+        const float v0 = picked_value[i];
+        p.key = token_key(token_order_value(v0, rule));
+        p.min_p = !minp_active || token_min_p_keeps(v0, token_score(v0, rule), min_p_bound);
       }
+      proposed[i] = p;
     }
     __syncthreads();
   };
@@ -538,15 +542,13 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     token_block_max(&retry_entries[0], races[0].entry());
     token_block_max(&retry_entries[1], races[1].entry());
     __syncthreads();
-    token_refine_search(sm, st, lo, token_bins, 0u, 0ull, token_criterion::mass, 0u, p_target, u_max, rule);
-    if (threadIdx.x < 32) {
-      pick(retry_entries[0], retry_floor, token_draw::retry, &picked[1]);
-      pick(retry_entries[1], retry_floor, token_draw::retry, &picked[2], true);
-    }
+    token_mass_search(sm, st, lo, p_target, u_max, rule);
+    if (warp_id() == 0) pick(retry_entries[0], retry_floor, token_draw::retry, &picked[1], false, &picked_value[1]);
+    if (warp_id() == 1) pick(retry_entries[1], retry_floor, token_draw::retry, &picked[2], true, &picked_value[2]);
     settle(1, 2);
   };
   if (proposals) {
-    if (threadIdx.x < 32) pick(first_entry, 0u, token_draw::first, &picked[0]);
+    if (warp_id() == 0) pick(first_entry, 0u, token_draw::first, &picked[0], false, &picked_value[0]);
     settle(0, 1);
     if (!in_k(proposed[0], sure_floor)) run_retry();
     // Rows with optional outputs need pass 2's kept mass anyway: they settle the proposals at the end.

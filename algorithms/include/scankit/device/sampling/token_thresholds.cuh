@@ -297,6 +297,43 @@ __device__ void token_refine_search(token_shared& sm, token_row_state& st, int b
   }
 }
 
+// token_refine_search's sub-bin for the mass criterion alone, found by the whole block: the
+// highest non-empty sub-bin s of `bin` (2048 sub-bins in sm.sub) with mass_at(bin, mass of the
+// sub-bins >= s) >= target, into st.found_sub. Each thread takes 6 sub-bins from the top down; a
+// block scan gives each the integer mass above its own (the same sums as the one-warp search, in
+// any order), and the criterion grows as s falls, so the highest sub-bin meeting it is the
+// largest any thread finds. Every thread calls it; st.found_sub is read after the final barrier.
+__device__ void token_mass_search(token_shared& sm, token_row_state& st, int bin, double target, float u_max,
+                                  const token_row_rule& rule) {
+  constexpr int per_thread = (token_bins + token_threads - 1) / token_threads;
+  constexpr int warps = token_threads / 32;
+  __shared__ std::uint64_t warp_mass[warps];
+  const int top = token_bins - 1 - static_cast<int>(threadIdx.x) * per_thread;  // this thread's highest
+  std::uint64_t mine = 0;
+#pragma unroll
+  for (int i = 0; i < per_thread; ++i) mine += top - i >= 0 ? sm.sub.mass[top - i] : 0u;
+  std::uint64_t incl = mine;  // the warp's inclusive scan, lane order = descending sub-bins
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const std::uint64_t y = __shfl_up_sync(full_warp_mask, incl, o);
+    if (lane_id() >= o) incl += y;
+  }
+  if (lane_id() == 31) warp_mass[warp_id()] = incl;
+  if (threadIdx.x == 0) st.found_sub = -1;
+  __syncthreads();
+  std::uint64_t above = incl - mine;
+  for (int w = 0; w < warp_id(); ++w) above += warp_mass[w];
+  int found = -1;
+  for (int i = 0; i < per_thread && found < 0; ++i) {
+    const int sub = top - i;
+    if (sub < 0) break;
+    above += sm.sub.mass[sub];
+    if (sm.sub.count[sub] != 0 && token_mass_at(sm, bin, above, u_max, rule) >= target) found = sub;
+  }
+  if (found >= 0) atomicMax(&st.found_sub, found);
+  __syncthreads();
+}
+
 // The largest key t of `bin` (t >= floor) with, counting only tokens >= floor:
 //   count: count_above + count(key >= t) >= need;   mass: mass_at(bin, mass(key >= t)) >= target.
 // Two passes over 11 and 10 more bits. Returns t in st.key_result and the bin's integer mass at or
