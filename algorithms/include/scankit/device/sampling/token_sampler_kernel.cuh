@@ -296,6 +296,82 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     return;
   }
 
+  std::uint64_t kept_mass = 0;  // sum over this thread's kept tokens of floor(w 2^32)
+  // The kept tokens of a group at or above `floor` (and min-p, except for the first proposal), their
+  // scores, and the mass the optional outputs need (the final draw's only); `count_below` limits
+  // that mass to keys below it (deferred chunks count only their candidates, the pass counted the
+  // rest).
+  auto keep = [&](const float(&v)[4], int n, bool whole, std::uint32_t floor, std::uint32_t count_below,
+                  bool(&kept)[4], float(&sc)[4], token_draw draw = token_draw::final_draw) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      kept[q] = (whole || q < n) && (logits ? v[q] > -INFINITY : v[q] > 0.0f);
+      std::uint32_t key = 0xffffffffu;
+      if (floor != 0 || count_below != 0xffffffffu) key = token_key(token_order_value(v[q], rule));
+      kept[q] = kept[q] && key >= floor;
+      sc[q] = 0.0f;
+      if (kept[q] && (!raw || want_mass)) sc[q] = token_score(v[q], rule);
+      if (kept[q] && minp_active && draw != token_draw::first) kept[q] = token_min_p_keeps(v[q], sc[q], min_p_bound);
+      if (kept[q] && want_mass && draw == token_draw::final_draw && (count_below == 0xffffffffu || key < count_below)) {
+        kept_mass += static_cast<std::uint64_t>(expf(sc[q] - s_max) * 4294967296.0f);
+      }
+    }
+  };
+  // The token of a race's winning chunk (`entry`; 0: none): its kept weights again (the same lanes,
+  // the same sums), then the inverse CDF of its second Philox word, one lane walking the chunk in
+  // index order. Called by a whole warp, whose first lane writes the token to `out` (and its value
+  // to `out_value`, when given). `second`: the retry's second proposal, whose words are 2 and 3 of
+  // the chunk's draw.
+  auto pick = [&](unsigned long long entry, std::uint32_t floor, token_draw draw, std::int32_t* out,
+                  bool second = false, float* out_value = nullptr) {
+    const std::uint64_t base = token_draw_base(draw);
+    if (entry == 0) {
+      if (lane_id() == 0) *out = -1;
+      return;
+    }
+    const std::int64_t chunk = token_race_index(entry);
+    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    int count = 0;
+    if (lane_id() < 8) count = token_load_group(row, vocab, chunk * 8 + lane_id(), false, v);
+    bool kept[4];
+    float sc[4];
+    keep(v, count, false, floor, 0u, kept, sc, draw);
+    const token_chunk c = token_octet_chunk(kept, sc, v, raw);
+    const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
+    const float target = static_cast<float>(words.x[second ? 3 : 1]) * 0x1p-32f * c.w;
+    float run = 0.0f;
+    int chosen = -1, last = -1;
+    float chosen_v = 0.0f, last_v = 0.0f;
+    for (int l = 0; l < 8; ++l) {  // lane l's four tokens, in index order
+      bool kl[4];
+      float sl[4], vl[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        kl[q] = __shfl_sync(full_warp_mask, kept[q], l) != 0;
+        sl[q] = __shfl_sync(full_warp_mask, sc[q], l);
+        vl[q] = __shfl_sync(full_warp_mask, v[q], l);
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        if (!kl[q]) continue;
+        run = __fadd_rn(run, token_chunk_weight(sl[q], vl[q], c.m, raw));
+        if (chosen < 0 && run > target) chosen = 4 * l + q, chosen_v = vl[q];
+        last = 4 * l + q, last_v = vl[q];
+      }
+    }
+    if (lane_id() == 0) {
+      *out = static_cast<std::int32_t>(chunk * 32 + (chosen >= 0 ? chosen : last));
+      if (out_value != nullptr) *out_value = chosen >= 0 ? chosen_v : last_v;
+    }
+  };
+  // The first proposal's token (it needs no threshold): picked by the last warp now, so that its
+  // reads overlap the thresholds' work; settled below, after the barriers between.
+  __shared__ std::int32_t picked[3];
+  __shared__ float picked_value[3];
+  if (proposals && warp_id() == token_threads / 32 - 1) {
+    pick(first_entry, 0u, token_draw::first, &picked[0], false, &picked_value[0]);
+  }
+
   // The thresholds: either the collect range [lo, hi] of bins (fast) or tau itself (refined).
   std::uint32_t tau = 0;          // keep keys >= tau
   std::uint32_t sure_floor = 0;   // keys >= sure_floor race in the pass
@@ -399,83 +475,15 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   // are collected, and their chunks deferred until tau is known.
   if (threadIdx.x == 0) st.candidate_count = 0, st.deferred_count = 0;
   __syncthreads();
-  std::uint64_t kept_mass = 0;  // sum over this thread's kept tokens of floor(w 2^32)
   token_race race;              // over chunk indices
   token_race_batch batch;       // chunks waiting for their draws
   bool bad = false;  // checked here when pass 1 did not run
   const bool all_sure = sure_floor == 0 && collect_floor == 0xffffffffu;
-  // The kept tokens of a group at or above `floor` (and min-p, except for the first proposal), their
-  // scores, and the mass the optional outputs need (the final draw's only); `count_below` limits
-  // that mass to keys below it (deferred chunks count only their candidates, the pass counted the
-  // rest).
-  auto keep = [&](const float(&v)[4], int n, bool whole, std::uint32_t floor, std::uint32_t count_below,
-                  bool(&kept)[4], float(&sc)[4], token_draw draw = token_draw::final_draw) {
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      kept[q] = (whole || q < n) && (logits ? v[q] > -INFINITY : v[q] > 0.0f);
-      std::uint32_t key = 0xffffffffu;
-      if (floor != 0 || count_below != 0xffffffffu) key = token_key(token_order_value(v[q], rule));
-      kept[q] = kept[q] && key >= floor;
-      sc[q] = 0.0f;
-      if (kept[q] && (!raw || want_mass)) sc[q] = token_score(v[q], rule);
-      if (kept[q] && minp_active && draw != token_draw::first) kept[q] = token_min_p_keeps(v[q], sc[q], min_p_bound);
-      if (kept[q] && want_mass && draw == token_draw::final_draw && (count_below == 0xffffffffu || key < count_below)) {
-        kept_mass += static_cast<std::uint64_t>(expf(sc[q] - s_max) * 4294967296.0f);
-      }
-    }
-  };
   // Chunks are raced eight rounds of groups at a time: one chunk per lane.
   constexpr int rounds = 8;
   auto hold_chunk = [&](int round, std::int64_t chunk, const bool(&kept)[4], const float(&sc)[4], const float(&v)[4],
                         bool join) { batch.hold(round, chunk, token_octet_chunk(kept, sc, v, raw), join); };
   auto race_held = [&] { batch.flush(race, seed, offset); };
-  // The token of a race's winning chunk (`entry`; 0: none): its kept weights again (the same lanes,
-  // the same sums), then the inverse CDF of its second Philox word, one lane walking the chunk in
-  // index order. Called by a whole warp, whose first lane writes the token to `out` (and its value
-  // to `out_value`, when given). `second`: the retry's second proposal, whose words are 2 and 3 of
-  // the chunk's draw.
-  auto pick = [&](unsigned long long entry, std::uint32_t floor, token_draw draw, std::int32_t* out,
-                  bool second = false, float* out_value = nullptr) {
-    const std::uint64_t base = token_draw_base(draw);
-    if (entry == 0) {
-      if (lane_id() == 0) *out = -1;
-      return;
-    }
-    const std::int64_t chunk = token_race_index(entry);
-    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    int count = 0;
-    if (lane_id() < 8) count = token_load_group(row, vocab, chunk * 8 + lane_id(), false, v);
-    bool kept[4];
-    float sc[4];
-    keep(v, count, false, floor, 0u, kept, sc, draw);
-    const token_chunk c = token_octet_chunk(kept, sc, v, raw);
-    const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
-    const float target = static_cast<float>(words.x[second ? 3 : 1]) * 0x1p-32f * c.w;
-    float run = 0.0f;
-    int chosen = -1, last = -1;
-    float chosen_v = 0.0f, last_v = 0.0f;
-    for (int l = 0; l < 8; ++l) {  // lane l's four tokens, in index order
-      bool kl[4];
-      float sl[4], vl[4];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        kl[q] = __shfl_sync(full_warp_mask, kept[q], l) != 0;
-        sl[q] = __shfl_sync(full_warp_mask, sc[q], l);
-        vl[q] = __shfl_sync(full_warp_mask, v[q], l);
-      }
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        if (!kl[q]) continue;
-        run = __fadd_rn(run, token_chunk_weight(sl[q], vl[q], c.m, raw));
-        if (chosen < 0 && run > target) chosen = 4 * l + q, chosen_v = vl[q];
-        last = 4 * l + q, last_v = vl[q];
-      }
-    }
-    if (lane_id() == 0) {
-      *out = static_cast<std::int32_t>(chunk * 32 + (chosen >= 0 ? chosen : last));
-      if (out_value != nullptr) *out_value = chosen >= 0 ? chosen_v : last_v;
-    }
-  };
 
   // The proposals (token_sampler.hpp; top-p rows of probabilities at T = 1 without top-k): P1,
   // drawn in pass 1 from every
@@ -489,8 +497,6 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   using proposal = token_proposal;
   // The proposals live in shared memory (registers are short in the passes between): P1, P2, P3.
   __shared__ proposal proposed[3];
-  __shared__ std::int32_t picked[3];
-  __shared__ float picked_value[3];
   // After the picks into picked[i] and picked_value[i] by warp i - first (first lanes): the
   // proposals, written by those lanes and read by all after the barrier.
   auto settle = [&](int first, int count) {
@@ -548,7 +554,6 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     settle(1, 2);
   };
   if (proposals) {
-    if (warp_id() == 0) pick(first_entry, 0u, token_draw::first, &picked[0], false, &picked_value[0]);
     settle(0, 1);
     if (!in_k(proposed[0], sure_floor)) run_retry();
     // Rows with optional outputs need pass 2's kept mass anyway: they settle the proposals at the end.
