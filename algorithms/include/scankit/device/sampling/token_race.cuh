@@ -18,10 +18,10 @@
 
 namespace scankit::device_detail::sampling {
 
-// Top-p rows without top-k propose up to three tokens before the final draw from K
-// (token_sampler.hpp): the first with its own counters, the retry's two with words 0-1 and 2-3 of
-// theirs. Each draw offsets the chunks' counters by its own base, so that no two draws share a
-// Philox number (chunk indices stay below 2^58).
+// Top-p rows of probabilities at T = 1 without top-k propose up to three tokens before the final
+// draw from K (token_sampler.hpp): the first with its own counters, the retry's two with words 0-1
+// and 2-3 of theirs. Each draw offsets the chunks' counters by its own base, so that no two draws
+// share a Philox number (chunk indices stay below 2^58).
 enum class token_draw { final_draw, first, retry };
 __host__ __device__ constexpr std::uint64_t token_draw_base(token_draw d) {
   return d == token_draw::first ? 1ull << 63 : d == token_draw::retry ? 1ull << 62 : 0ull;

@@ -486,9 +486,8 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   auto race_held = [&] { batch.flush(race, seed, offset); };
 
   // The proposals (token_sampler.hpp; top-p rows of probabilities at T = 1 without top-k): P1,
-  // drawn in pass 1 from every
-  // token of weight, then P2 and P3, drawn in the retry pass from K' = {bin(key) >= lo} (and
-  // min-p), lo the bin that holds tau, so K' is a superset of K. The first proposal in K is the
+  // drawn in pass 1 from every token of weight, then P2 and P3, drawn in the retry pass from
+  // K' = {bin(key) >= lo} (and min-p), lo the bin that holds tau, so K' is a superset of K. The first proposal in K is the
   // row's token: each comes from its set in proportion to the weights, so given that it lies in K
   // it is an exact draw from K, and the final draw from K (pass 2) only decides when all three
   // miss. A proposal above the sure floor is in K whatever tau is; the retry pass also counts
@@ -517,7 +516,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
   __shared__ unsigned long long retry_entries[2];
   // The retry pass: P2 and P3 race over K', and bin lo's sub-bins are counted and the one holding
-  // tau found (token_refine_search, into st.found_sub). Called from one place only, so that it is
+  // tau found (token_mass_search, into st.found_sub). Called from one place only, so that it is
   // inlined (a call would spill the kernel's live registers).
   auto run_retry = [&] {
     if (threadIdx.x == 0) retry_entries[0] = retry_entries[1] = 0;
