@@ -810,14 +810,15 @@ TEST(TokenSampler, FlatRowsTakeTheExactPath) {
 // ---------------------------------------------------------------------------------------------
 // The same row gives the same token whatever the batch, position and call.
 
-TEST(TokenSampler, SameRowSameTokenInEveryBatch) {
-  SCANKIT_REQUIRE_GPU();
-  SCANKIT_SEEDED(seed);
+// Batches of 1 and 7 of these rows take clusters of blocks per row (4 for rows with top-k or
+// top-p, 2 for the others); the batch of 256 one block per row. Logits, and probabilities (whose
+// top-p rows propose tokens first).
+void check_same_token_in_every_batch(std::uint64_t seed, bool probabilities) {
   std::mt19937_64 rng(seed);
-  // Batches of 1 and 7 of these rows take clusters of 2 blocks per row where no histogram is needed.
   const std::int64_t vocab = 50257, input_rows = 256;
   std::vector<float> x = random_logits(input_rows, vocab, seed, 2.5f);
   for (std::int64_t j = 0; j < vocab; ++j) x[5 * vocab + j] = 1.0f + float(j % 5) * 0x1p-20f;  // nearly flat
+  if (probabilities) x = softmax_rows(x, input_rows, vocab);
   device_buffer<float> d_values(x);
   const std::vector<std::uint64_t> seeds = random_u64(input_rows, rng), offsets = random_u64(input_rows, rng, 20);
   device_buffer<std::uint64_t> d_seeds(seeds), d_offsets(offsets);
@@ -825,11 +826,14 @@ TEST(TokenSampler, SameRowSameTokenInEveryBatch) {
                                      {1.0f, 50, 0.9f, 0.0f},
                                      {0.7f, 0, 1.0f, 0.1f},
                                      {0.0f, 0, 1.0f, 0.0f},
-                                     {1.0f, 0, 0.5f, 0.0f}};
+                                     {1.0f, 0, 0.5f, 0.0f},
+                                     {1.0f, 0, 0.9f, 0.05f},
+                                     {0.8f, 200, 1.0f, 0.0f}};
   for (const filter_setting& s : settings) {
-    SCOPED_TRACE("T " + std::to_string(s.t) + " k " + std::to_string(s.k) + " p " + std::to_string(s.p) + " min_p " +
-                 std::to_string(s.min_p));
+    SCOPED_TRACE(std::string(probabilities ? "probabilities" : "logits") + " T " + std::to_string(s.t) + " k " +
+                 std::to_string(s.k) + " p " + std::to_string(s.p) + " min_p " + std::to_string(s.min_p));
     scankit::token_sampling_params base;
+    base.values = probabilities ? scankit::token_values::probabilities : scankit::token_values::logits;
     base.temperature = s.t, base.top_k = s.k, base.top_p = s.p, base.min_p = s.min_p;
     // The whole batch, row r at position r.
     scankit::token_sampling_params params = base;
@@ -850,8 +854,12 @@ TEST(TokenSampler, SameRowSameTokenInEveryBatch) {
       }
       const std::int64_t n = static_cast<std::int64_t>(rows.size());
       const sampler_outputs got = run_sampler(d_values, input_rows, vocab, n, p, extras::logprobs);
+      // Without optional outputs, top-p rows of probabilities may end before pass 2.
+      const sampler_outputs bare = run_sampler(d_values, input_rows, vocab, n, p, extras::none);
       for (std::int64_t i = 0; i < n; ++i) {
         ASSERT_EQ(got.tokens[i], whole.tokens[rows[i]]) << what << ": position " << i << ", row " << rows[i];
+        ASSERT_EQ(bare.tokens[i], whole.tokens[rows[i]])
+            << what << " (no outputs): position " << i << ", row " << rows[i];
         ASSERT_NEAR(got.logprobs[i], whole.logprobs[rows[i]], 1e-5)
             << what << ": position " << i << ", row " << rows[i];
       }
@@ -867,8 +875,16 @@ TEST(TokenSampler, SameRowSameTokenInEveryBatch) {
       check_batch(seven, "batch of 7");
       check_batch({target}, "batch of 1");
     }
-    if (HasFatalFailure()) return;
+    if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+TEST(TokenSampler, SameRowSameTokenInEveryBatch) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  check_same_token_in_every_batch(seed, false);
+  if (HasFatalFailure()) return;
+  check_same_token_in_every_batch(seed + 1, true);
 }
 
 TEST(TokenSampler, RepeatedCallsAreBitwiseIdentical) {

@@ -1,109 +1,18 @@
-// Precompiled token sampler (scankit/token_sampler.hpp): argument checks, then one launch of one
-// block per output row, or of a cluster of blocks per row when the rows are few and need no
-// histogram (device/sampling/token_sampler_kernel.cuh).
-#include <cmath>
-#include <string>
-
-#include "scankit/device/sampling/token_sampler_kernel.cuh"
-#include "scankit/device/util/launch.cuh"
-#include "scankit/device/util/launch_cluster.cuh"
-#include "scankit/error.hpp"
-#include "scankit/token_sampler.hpp"
+// Precompiled token sampler for float values (scankit/token_sampler.hpp; token_launch.cuh), and the
+// offsets' advance.
+#include "token_launch.cuh"
 
 namespace scankit {
 namespace {
 
-using namespace device_detail::sampling;
-
-void check_arguments(const char* fn, const void* values, std::int64_t input_rows, std::int64_t vocab,
-                     std::int64_t output_rows, const token_sampling_params& p, const token_sampling_outputs& o) {
-  const std::string f(fn);
-  if (input_rows < 0) throw error(f + ": input_rows is negative (" + std::to_string(input_rows) + ")");
-  if (vocab < 0) throw error(f + ": vocab is negative (" + std::to_string(vocab) + ")");
-  if (output_rows < 0) throw error(f + ": output_rows is negative (" + std::to_string(output_rows) + ")");
-  if (vocab > 0x7fffffff) throw error(f + ": vocab exceeds 2^31 - 1 (token indices are int32)");
-  if (output_rows > 0x7fffffff) throw error(f + ": output_rows exceeds 2^31 - 1");
-  if (output_rows > 0 && o.tokens == nullptr) throw error(f + ": outputs.tokens is null with output_rows > 0");
-  if (output_rows > 0 && vocab > 0 && input_rows > 0 && values == nullptr)
-    throw error(f + ": values is null with rows and vocab > 0");
-  if (output_rows > 0 && input_rows == 0 && p.row_indices == nullptr)
-    throw error(f + ": output rows but no input rows");
-  if (p.row_indices == nullptr && output_rows > input_rows)
-    throw error(f + ": output_rows (" + std::to_string(output_rows) + ") exceeds input_rows (" +
-                std::to_string(input_rows) + ") without row_indices");
-  if (p.values != token_values::logits && p.values != token_values::probabilities)
-    throw error(f + ": params.values is neither logits nor probabilities");
-  if (!(p.temperature >= 0.0f) || std::isinf(p.temperature))
-    throw error(f + ": temperature must be finite and >= 0 (" + std::to_string(p.temperature) + ")");
-  if (p.top_k < 0) throw error(f + ": top_k is negative (" + std::to_string(p.top_k) + ")");
-  if (!(p.top_p > 0.0f && p.top_p <= 1.0f)) throw error(f + ": top_p must be in (0, 1] (" + std::to_string(p.top_p) + ")");
-  if (!(p.min_p >= 0.0f && p.min_p <= 1.0f)) throw error(f + ": min_p must be in [0, 1] (" + std::to_string(p.min_p) + ")");
-}
-
-// Blocks per row: a cluster of up to 8 (sm_90 and later) when one block per row would leave most
-// multiprocessors idle and every row is plain, min-p or greedy (the clustered kernel builds no
-// histogram, so no top-k or top-p may reach it); 1 otherwise.
-unsigned blocks_per_row(std::int64_t vocab, std::int64_t output_rows, const token_sampling_params& p) {
-  const bool histogram_free = p.top_ks == nullptr && p.top_ps == nullptr && p.top_p == 1.0f &&
-                              (p.top_k == 0 || p.top_k == 1 || p.top_k >= vocab);
-  if (!histogram_free) return 1;
-  int device = 0, major = 0, sms = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
-  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (major < 9) return 1;
-  // At most one block per multiprocessor and 16384 tokens per block (docs/tuning.md).
-  constexpr std::int64_t min_tokens_per_block = 16384;
-  unsigned blocks = 1;
-  while (blocks < 8 && output_rows * blocks * 2 <= sms && vocab >= min_tokens_per_block * blocks * 2) blocks *= 2;
-  return blocks;
-}
-
-template <class T>
-void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t vocab, std::int64_t output_rows,
-                      const token_sampling_params& p, const token_sampling_outputs& o, cudaStream_t stream) {
-  const char* fn = "scankit::sample_tokens";
-  check_arguments(fn, values, input_rows, vocab, output_rows, p, o);
-  if (output_rows == 0) return;
-  token_kernel_args<T> args{};
-  args.values = values;
-  args.input_rows = input_rows;
-  args.vocab = vocab;
-  args.params = token_kernel_params{p.values == token_values::logits,
-                                    p.temperature, p.temperatures, p.top_k, p.top_ks, p.top_p, p.top_ps, p.min_p,
-                                    p.min_ps, p.row_indices, p.seed, p.seeds, p.seeds_per_row, p.offset, p.offsets,
-                                    p.offsets_per_row};
-  args.tokens = o.tokens;
-  args.logprobs = o.logprobs;
-  args.kept_probs = o.kept_probs;
-  const unsigned blocks = blocks_per_row(vocab, output_rows, p);
-  if (blocks > 1) {
-    // No histogram, so no dynamic shared memory.
-    device_detail::launch_kernel_cluster("token_sampler_kernel (clustered)", token_sampler_kernel<T, true>,
-                                         dim3(static_cast<unsigned>(output_rows) * blocks), dim3(token_threads), blocks,
-                                         0, stream, args);
-    return;
-  }
-  int device = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
-  constexpr std::size_t smem = sizeof(token_shared);
-  constexpr auto kernel = token_sampler_kernel<T, false>;
-  device_detail::allow_dynamic_shared_memory<kernel>(device, smem);
-  device_detail::launch_kernel_smem("token_sampler_kernel", kernel, dim3(static_cast<unsigned>(output_rows)),
-                                    dim3(token_threads), smem, stream, args);
+__global__ void advance_offsets_kernel(std::uint64_t* offsets, std::int64_t count, std::uint64_t step) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < count) offsets[i] += step;
 }
 
 }  // namespace
 
 void sample_tokens(const float* values, std::int64_t input_rows, std::int64_t vocab, std::int64_t output_rows,
-                   const token_sampling_params& params, const token_sampling_outputs& outputs, cudaStream_t stream) {
-  sample_tokens_of(values, input_rows, vocab, output_rows, params, outputs, stream);
-}
-void sample_tokens(const __half* values, std::int64_t input_rows, std::int64_t vocab, std::int64_t output_rows,
-                   const token_sampling_params& params, const token_sampling_outputs& outputs, cudaStream_t stream) {
-  sample_tokens_of(values, input_rows, vocab, output_rows, params, outputs, stream);
-}
-void sample_tokens(const __nv_bfloat16* values, std::int64_t input_rows, std::int64_t vocab, std::int64_t output_rows,
                    const token_sampling_params& params, const token_sampling_outputs& outputs, cudaStream_t stream) {
   sample_tokens_of(values, input_rows, vocab, output_rows, params, outputs, stream);
 }

@@ -103,9 +103,11 @@ __device__ __forceinline__ float token_raw_ratio(float v) {
   const std::uint32_t bits = __float_as_uint(v);
   return (bits >> 23) != 0 ? __uint_as_float((bits & 0x007fffffu) | 0x3f000000u) : v * 0x1p125f;
 }
+// 2^n for -1022 <= n <= 1023, built from its exponent field (ldexp is a call, a division slower).
+__device__ __forceinline__ double token_pow2(int n) { return __hiloint2double((n + 1023) << 20, 0); }
 __device__ __forceinline__ double token_raw_scale(int bin) {
   const int e = (bin - (token_bins / 2)) >> 2;  // the biased exponent of the bin's positive values
-  return ldexp(1.0, (e > 1 ? e : 1) - 126);
+  return token_pow2((e > 1 ? e : 1) - 126);
 }
 
 // The weight of a token of order value u relative to its bin's scale (the top of its bin, or for
@@ -148,11 +150,14 @@ __device__ __forceinline__ double token_bin_weight(std::uint64_t mass, int bin, 
   if (rule.logits) {
     scale = exp(top - v_max);
   } else if (rule.temperature == 1.0f) {
-    scale = token_raw_scale(bin) / v_max;
+    // 2^n * (1 / v_max) is 2^n / v_max rounded once (a power of two scales exactly), and the
+    // reciprocal is the same for every bin, so the loops over bins divide once.
+    scale = token_raw_scale(bin) * (1.0 / v_max);
   } else {
     scale = pow(top / v_max, 1.0 / static_cast<double>(rule.temperature));
   }
-  return static_cast<double>(mass) / static_cast<double>(rule.mass_unit) * scale;
+  // mass_unit is 2^mass_bits: the product is the quotient, exactly.
+  return static_cast<double>(mass) * token_pow2(-rule.mass_bits) * scale;
 }
 
 }  // namespace scankit::device_detail::sampling

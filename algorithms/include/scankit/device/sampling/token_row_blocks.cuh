@@ -1,7 +1,9 @@
 // The blocks that share one row of the token sampler: one block (the default), or a cluster of up
 // to 8 (sm_90 and later) when the rows are too few to fill the GPU. A cluster splits the row's
 // chunks between its blocks and combines their results through distributed shared memory, with
-// maxima and integer sums only, so the token is the same as one block's.
+// maxima, integer sums and gathered candidates only, so every block of the cluster holds what one
+// block would have held, computes the same thresholds from it, and the token is the same as one
+// block's.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,14 @@ struct token_row_blocks {
   // The row's results: the flags or'ed, the entries' maxima and the masses' sum over its blocks,
   // from fields each block wrote and made visible with __syncthreads (every thread calls it).
   __device__ static token_row_results combine(const token_row_results* mine) { return *mine; }
+  // The cluster-wide forms below: one block holds the row's values already.
+  __device__ static token_row_results combine_with_histogram(const token_row_results* mine, unsigned long long*,
+                                                             std::uint32_t*, std::uint32_t*, int, std::uint32_t*) {
+    return *mine;
+  }
+  __device__ static void sum_arrays(std::uint32_t*, std::uint32_t*, int, std::uint32_t*, unsigned long long* = nullptr,
+                                    int = 0) {}
+  __device__ static int gather(unsigned long long*, const int* count, unsigned long long*) { return *count; }
 };
 
 template <>
@@ -70,17 +80,105 @@ struct token_row_blocks<true> {
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     cluster.sync();
     token_row_results all;
-    for (unsigned b = 0; b < cluster.num_blocks(); ++b) {
-      const token_row_results* theirs = cluster.map_shared_rank(mine, b);
-      all.flag |= theirs->flag;
-      all.max_entry = theirs->max_entry > all.max_entry ? theirs->max_entry : all.max_entry;
-      all.race_entry = theirs->race_entry > all.race_entry ? theirs->race_entry : all.race_entry;
-      all.kept_mass += theirs->kept_mass;
-    }
+    for (unsigned b = 0; b < cluster.num_blocks(); ++b) add(all, *cluster.map_shared_rank(mine, b));
     cluster.sync();
     return all;
 #else
     return *mine;
+#endif
+  }
+  // combine(mine), and sum_arrays(a, b, n, scratch, word, 1), in the barriers of sum_arrays.
+  __device__ static token_row_results combine_with_histogram(const token_row_results* mine, unsigned long long* word,
+                                                             std::uint32_t* a, std::uint32_t* b, int n,
+                                                             std::uint32_t* scratch) {
+    return exchange(mine, a, b, n, scratch, word, 1);
+  }
+  // Arrays a and b of n words, each block's own counts, summed over the cluster in place, and the
+  // maxima of `count` (at most blockDim.x) words over the cluster, in place.
+  __device__ static void sum_arrays(std::uint32_t* a, std::uint32_t* b, int n, std::uint32_t* scratch,
+                                    unsigned long long* words = nullptr, int count = 0) {
+    exchange(nullptr, a, b, n, scratch, words, count);
+  }
+
+ private:
+  // One block's results into the row's: flags or'ed, entries' maxima, masses summed.
+  __device__ static void add(token_row_results& all, const token_row_results& theirs) {
+    all.flag |= theirs.flag;
+    all.max_entry = theirs.max_entry > all.max_entry ? theirs.max_entry : all.max_entry;
+    all.race_entry = theirs.race_entry > all.race_entry ? theirs.race_entry : all.race_entry;
+    all.kept_mass += theirs.kept_mass;
+  }
+  // The sums: each block sums its share of the words over all blocks into `scratch` (2n words of
+  // its shared memory that nothing else uses meanwhile), then every block copies every share.
+  // Integer sums and maxima, so the order of the terms does not matter. Every thread of every
+  // block calls it, after its block has written its fields, words and counts: the first cluster
+  // barrier (arrive has release, wait acquire semantics at cluster scope) publishes them; after
+  // the second no block reads another's fields, words or counts any more (and the shares are
+  // published), so they may be overwritten; after the third none reads another's shares, so the
+  // caller may reuse `scratch`. The maxima are written last and published by a block barrier.
+  __device__ static token_row_results exchange(const token_row_results* mine, std::uint32_t* a, std::uint32_t* b,
+                                               int n, std::uint32_t* scratch, unsigned long long* words, int count) {
+    token_row_results all;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    const int blocks = static_cast<int>(cluster.num_blocks());
+    const int share = (n + blocks - 1) / blocks;
+    const int first = share * static_cast<int>(cluster.block_rank());
+    const int last = first + share < n ? first + share : n;
+    cluster.sync();
+    for (int i = first + static_cast<int>(threadIdx.x); i < last; i += static_cast<int>(blockDim.x)) {
+      std::uint32_t sa = 0, sb = 0;
+      for (int k = 0; k < blocks; ++k) {
+        sa += cluster.map_shared_rank(a, k)[i];
+        sb += cluster.map_shared_rank(b, k)[i];
+      }
+      scratch[i] = sa;
+      scratch[n + i] = sb;
+    }
+    unsigned long long w = 0;  // thread i < count: the maximum of word i
+    for (int k = 0; k < blocks; ++k) {
+      if (mine != nullptr) add(all, *cluster.map_shared_rank(mine, k));
+      if (static_cast<int>(threadIdx.x) < count) {
+        const unsigned long long x = cluster.map_shared_rank(words, k)[threadIdx.x];
+        w = x > w ? x : w;
+      }
+    }
+    cluster.sync();
+    for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
+      const std::uint32_t* owner = cluster.map_shared_rank(scratch, i / share);
+      a[i] = owner[i];
+      b[i] = owner[n + i];
+    }
+    cluster.sync();
+    if (static_cast<int>(threadIdx.x) < count) words[threadIdx.x] = w;
+    if (count > 0) __syncthreads();
+#endif
+    return all;
+  }
+
+ public:
+  // Every block's `*count` entries, gathered in rank order into `entry` of every block; returns their
+  // number. `scratch` holds the gathered entries between the barriers (the caller knows that they
+  // fit both). Barriers as in sum_arrays: after the second, no block reads another's entries.
+  __device__ static int gather(unsigned long long* entry, const int* count, unsigned long long* scratch) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    cluster.sync();
+    int total = 0;
+    for (unsigned k = 0; k < cluster.num_blocks(); ++k) {
+      const int c = *cluster.map_shared_rank(count, k);
+      const unsigned long long* theirs = cluster.map_shared_rank(entry, k);
+      for (int i = static_cast<int>(threadIdx.x); i < c; i += static_cast<int>(blockDim.x)) {
+        scratch[total + i] = theirs[i];
+      }
+      total += c;
+    }
+    cluster.sync();
+    for (int i = static_cast<int>(threadIdx.x); i < total; i += static_cast<int>(blockDim.x)) entry[i] = scratch[i];
+    __syncthreads();
+    return total;
+#else
+    return *count;
 #endif
   }
 };

@@ -1,11 +1,11 @@
-// The token sampler (scankit/token_sampler.hpp): one block per output row, every pass over the row
-// inside one launch.
+// The token sampler (scankit/token_sampler.hpp): one block, or one cluster of blocks, per output
+// row, every pass over the row inside one launch.
 //
 // Every filter keeps the tokens whose key (token_keys.cuh) is at least a threshold tau:
 //   top-k  tau_k = the largest key t with count(key >= t) >= k;
 //   top-p  tau_p = the largest key t >= tau_k with mass(key >= t) >= top_p * mass(key >= tau_k);
 // where mass(key >= t) = W_above(bin(t)) + weight(the integer mass of t's bin at or above t), and
-// W_above(b) is the weight of the bins above b, added in a fixed order by one warp. Both are the
+// W_above(b) is the weight of the bins above b, added in a fixed order (token_scan_bins). Both are the
 // same function in every path below, so the paths agree on tau; min-p is a per-token test.
 //
 // Passes (each a read of the row):
@@ -96,9 +96,10 @@ struct token_proposal {
 
 // ---- the kernel ----------------------------------------------------------------------------------
 
-// Clustered: a cluster of blocks per row (token_row_blocks.cuh), for rows that need no histogram
-// (the host sends no others: plain, min-p and greedy rows); each block reads its slice of the row,
-// and every exit below is taken by all blocks of the cluster alike.
+// Clustered: a cluster of blocks per row (token_row_blocks.cuh). Each block reads its slice of the
+// row in every pass; what a pass counts or races is combined over the cluster before anything
+// depends on it, so every block holds the same histograms, candidates and thresholds, every exit
+// below is taken by all blocks of the cluster alike, and the leader writes the row's token.
 template <class T, bool Clustered>
 __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const token_kernel_args<T> a) {
   extern __shared__ __align__(16) unsigned char token_smem[];
@@ -121,13 +122,21 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       for (std::int64_t j = slice_first + threadIdx.x; j < slice_end; j += token_threads) a.kept_probs[r * vocab + j] = 0.0f;
     }
   };
+  // The first proposal's race entry over the row (set in pass 1; token_sampler.hpp).
+  __shared__ unsigned long long first_entry;
   // The row's results over its blocks, once every thread has added its own to st.own; `bad`: this
-  // thread saw a bad value (every thread calls it).
-  auto combine_row = [&](bool bad) {
+  // thread saw a bad value (every thread calls it). With `histogram` (pass 1 of a row with one),
+  // also the bins' counts and masses and the first proposal's entry (combine_with_histogram).
+  auto combine_row = [&](bool bad, bool histogram = false) {
     const bool block_bad = __syncthreads_or(bad);
     if constexpr (Clustered) {
       if (threadIdx.x == 0) st.own.flag = block_bad;
-      return blocks::combine(&st.own);  // begins with a cluster barrier, which orders the write
+      // Each begins with a cluster barrier, which orders the write.
+      if (histogram) {
+        return blocks::combine_with_histogram(&st.own, &first_entry, sm.count_incl, sm.mass, token_bins,
+                                              token_bin_scratch(sm));
+      }
+      return blocks::combine(&st.own);
     } else {
       token_row_results row_results = st.own;
       row_results.flag = block_bad;
@@ -162,7 +171,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   const bool p_active = !greedy && st.top_p < 1.0f;
   const bool minp_active = !greedy && st.min_p > 0.0f;
   const bool want_mass = a.logprobs != nullptr || a.kept_probs != nullptr;
-  const bool need_hist = !Clustered && (k_active || p_active);
+  const bool need_hist = k_active || p_active;
   const bool raw = !logits && st.temperature == 1.0f;  // probabilities at T = 1
   // Top-p rows of probabilities at T = 1 without top-k propose tokens before settling K
   // (token_sampler.hpp): there the first proposal's chunk sums cost pass 1 a few additions per
@@ -174,7 +183,6 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
 
   const std::uint64_t seed = st.seed, offset = st.offset;
   // The first proposal: a race over every token of weight, run in pass 1.
-  __shared__ unsigned long long first_entry;  // its winning chunk's race entry
   token_race first_race;
   token_race_batch first_batch;
 
@@ -263,7 +271,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
                                                   : token_max_entry(best_key, best_j);
     token_block_max(&st.own.max_entry, best);
     if (proposals) token_block_max(&first_entry, first_race.entry());
-    const token_row_results row_results = combine_row(bad);
+    const token_row_results row_results = combine_row(bad, need_hist);
     if (row_results.flag) {
       write_bad();
       return;
@@ -427,7 +435,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     } else if (k_active != p_active) {
       // One threshold in a crowded bin: one more pass finds its 11-bit sub-bin; when that fits,
       // its tokens are the candidates, and the sub-bins above it are counted in their place.
-      token_refine(row, vocab, sm, st, lo, 0u, k_active ? token_criterion::count : token_criterion::mass,
+      token_refine<blocks>(row, vocab, slice, sm, st, lo, 0u, k_active ? token_criterion::count : token_criterion::mass,
                    k_active ? k - sm.count_incl[lo + 1] : 0u, target, u_max, rule, 1);
       if (st.found_sub >= 0 && st.found_count <= token_max_candidates) {
         fast = true;
@@ -443,7 +451,8 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       std::uint32_t tau_k = 0;
       double mass_k = mass_all;
       if (k_active) {
-        token_refine(row, vocab, sm, st, b_k, 0u, token_criterion::count, k - sm.count_incl[b_k + 1], 0.0, u_max, rule);
+        token_refine<blocks>(row, vocab, slice, sm, st, b_k, 0u, token_criterion::count, k - sm.count_incl[b_k + 1],
+                             0.0, u_max, rule);
         tau_k = st.key_result;
         mass_k = token_mass_at(sm, b_k, st.mass_result, u_max, rule);
       }
@@ -464,7 +473,8 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
         __syncthreads();
         const int b_p = st.bin_p_exact;
         __syncthreads();
-        token_refine(row, vocab, sm, st, b_p, tau_k, token_criterion::mass, 0u, exact_target, u_max, rule);
+        token_refine<blocks>(row, vocab, slice, sm, st, b_p, tau_k, token_criterion::mass, 0u, exact_target, u_max,
+                             rule);
         tau = st.key_result > tau ? st.key_result : tau;
       }
       sure_floor = tau;
@@ -543,10 +553,11 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
         retry_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, v, true), true);
       }
-    }, [&] { retry_batch.flush_pair(races[0], races[1], seed, offset, token_draw_base(token_draw::retry)); });
+    }, [&] { retry_batch.flush_pair(races[0], races[1], seed, offset, token_draw_base(token_draw::retry)); }, slice);
     token_block_max(&retry_entries[0], races[0].entry());
     token_block_max(&retry_entries[1], races[1].entry());
     __syncthreads();
+    blocks::sum_arrays(sm.sub.count, sm.sub.mass, token_bins, token_sub_scratch(sm), retry_entries, 2);
     token_mass_search(sm, st, lo, p_target, u_max, rule);
     if (warp_id() == 0) pick(retry_entries[0], retry_floor, token_draw::retry, &picked[1], false, &picked_value[1]);
     if (warp_id() == 1) pick(retry_entries[1], retry_floor, token_draw::retry, &picked[2], true, &picked_value[2]);
@@ -558,7 +569,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
     // Rows with optional outputs need pass 2's kept mass anyway: they settle the proposals at the end.
     if (!want_mass) {
       if (in_k(proposed[0], sure_floor)) {
-        if (threadIdx.x == 0) a.tokens[r] = proposed[0].token;
+        if (leader && threadIdx.x == 0) a.tokens[r] = proposed[0].token;
         return;
       }
       // tau lies in sub-bin found_sub of bin lo: keys above it are in K, keys below it out.
@@ -573,7 +584,7 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       for (int i = 0; i < 3; ++i) {
         const int known = verdict(proposed[i]);
         if (known == 1) {
-          if (threadIdx.x == 0) a.tokens[r] = proposed[i].token;
+          if (leader && threadIdx.x == 0) a.tokens[r] = proposed[i].token;
           return;
         }
         if (known < 0) break;  // pass 2 settles it, and the rest
@@ -712,7 +723,9 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
   }
 
   if (need_hist && fast) {
-    const int n = st.candidate_count;
+    // A cluster's blocks each collected their slice's candidates: every block gathers them all.
+    const int n = blocks::gather(sm.candidates.entry, &st.candidate_count,
+                                 reinterpret_cast<unsigned long long*>(sm.candidates.mass_incl));
     token_sort_candidates(sm, n);
     for (int i = threadIdx.x; i < n; i += token_threads) {
       const std::uint32_t key = static_cast<std::uint32_t>(sm.candidates.entry[i] >> 32);
@@ -823,11 +836,6 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       a.kept_probs[r * vocab + j] = out;
     }
   }
-}
-
-__global__ void advance_offsets_kernel(std::uint64_t* offsets, std::int64_t count, std::uint64_t step) {
-  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i < count) offsets[i] += step;
 }
 
 }  // namespace scankit::device_detail::sampling

@@ -3,9 +3,11 @@
 // refinement of one bin, and the boundary tokens sorted and summed on chip.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "scankit/device/sampling/token_keys.cuh"
 #include "scankit/device/sampling/token_row_blocks.cuh"
@@ -33,6 +35,25 @@ struct token_shared {
     } sub;
   };
 };
+
+// 4096 words of shared memory that hold no sub-bin count (the candidates' masses, unused while
+// sub-bins are counted): the scratch of sub-bin counts summed over a cluster.
+__device__ __forceinline__ std::uint32_t* token_sub_scratch(token_shared& sm) {
+  return reinterpret_cast<std::uint32_t*>(sm.candidates.mass_incl);
+}
+// The same for the bins' counts in pass 1, when neither sub-bins nor candidates are in use.
+__device__ __forceinline__ std::uint32_t* token_bin_scratch(token_shared& sm) {
+  return reinterpret_cast<std::uint32_t*>(sm.candidates.entry);
+}
+
+// The scratch of summed counts overlaps nothing in use while it is (token_sub_scratch and
+// token_bin_scratch).
+static_assert(sizeof(std::declval<token_shared&>().candidates.mass_incl) >=
+                      2 * sizeof(std::declval<token_shared&>().sub.count) &&
+                  sizeof(std::declval<token_shared&>().candidates.entry) >= 2 * sizeof(token_shared::mass) &&
+                  offsetof(token_shared, candidates.mass_incl) >=
+                      offsetof(token_shared, sub.mass) + sizeof(std::declval<token_shared&>().sub.mass),
+              "the scratch overlaps the counts it sums");
 
 struct token_row_state {
   std::int64_t input_row;
@@ -156,10 +177,12 @@ __device__ __forceinline__ void token_for_each_full_group(const T* row, std::int
 }
 
 // The same for an f(g, v, n, round) compiled once.
-template <int Unroll = 4, class T, class F, class Done = token_no_op>
-__device__ __forceinline__ void token_for_each_group(const T* row, std::int64_t vocab, F f, Done done = {}) {
+template <int Unroll = 4, class T, class F, class Done = token_no_op, class Slice = token_whole_row>
+__device__ __forceinline__ void token_for_each_group(const T* row, std::int64_t vocab, F f, Done done = {},
+                                                     Slice slice = {}) {
   token_for_each_full_group<Unroll>(
-      row, vocab, [&](auto, std::int64_t g, const float(&v)[4], int n, int round) { f(g, v, n, round); }, done);
+      row, vocab, [&](auto, std::int64_t g, const float(&v)[4], int n, int round) { f(g, v, n, round); }, done,
+      slice);
 }
 
 // Adds a token to a shared histogram: 32-bit atomics, which shared memory does natively (the
@@ -194,33 +217,45 @@ __device__ __forceinline__ unsigned long long token_max_entry(std::uint32_t key,
 
 // ---- the bins ----------------------------------------------------------------------------------
 
-// Warp 0: count_incl and w_above from the bins' counts (in count_incl) and weights (in w_above),
-// each lane 64 bins from the top down, lane prefixes by a fixed shuffle tree.
-__device__ void token_scan_bins(token_shared& sm) {
-  if (threadIdx.x >= 32) return;
-  constexpr int per_lane = token_bins / 32;
-  const int lane = threadIdx.x;
-  const int top = token_bins - 1 - lane * per_lane;
+// count_incl and w_above from the bins' counts (in count_incl) and weights (in w_above), by the
+// whole block: each thread takes 6 bins from the top down (thread 0 the highest), a warp scan
+// and the warps' totals in warp order give each thread the sums above its bins. The additions'
+// order is fixed, so every block of every launch gets the same doubles. Every thread calls it;
+// the caller's next barrier publishes the results.
+inline __device__ void token_scan_bins(token_shared& sm) {
+  constexpr int per_thread = (token_bins + token_threads - 1) / token_threads;
+  constexpr int warps = token_threads / 32;
+  __shared__ std::uint32_t warp_count[warps];
+  __shared__ double warp_weight[warps];
+  const int top = token_bins - 1 - static_cast<int>(threadIdx.x) * per_thread;  // this thread's highest bin
   std::uint32_t c = 0;
   double w = 0.0;
-  for (int b = top; b > top - per_lane; --b) {
-    c += sm.count_incl[b];
-    w += sm.w_above[b];
+#pragma unroll
+  for (int i = 0; i < per_thread; ++i) {
+    if (top - i >= 0) c += sm.count_incl[top - i], w += sm.w_above[top - i];
   }
-  std::uint32_t c_ex = 0;
-  double w_ex = 0.0;
-  std::uint32_t c_in = c;
+  std::uint32_t c_in = c;  // inclusive over the warp's lanes, lane order = descending bins
   double w_in = w;
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) {
     const std::uint32_t cy = __shfl_up_sync(full_warp_mask, c_in, o);
     const double wy = __shfl_up_sync(full_warp_mask, w_in, o);
-    if (lane >= o) c_in += cy, w_in = wy + w_in;
+    if (lane_id() >= o) c_in += cy, w_in = wy + w_in;
   }
-  c_ex = c_in - c;
-  w_ex = __shfl_up_sync(full_warp_mask, w_in, 1);
-  if (lane == 0) w_ex = 0.0;
-  for (int b = top; b > top - per_lane; --b) {
+  if (lane_id() == 31) warp_count[warp_id()] = c_in, warp_weight[warp_id()] = w_in;
+  __syncthreads();
+  std::uint32_t c_ex = c_in - c;
+  double w_ex = __shfl_up_sync(full_warp_mask, w_in, 1);
+  if (lane_id() == 0) w_ex = 0.0;
+  std::uint32_t c_warps = 0;
+  double w_warps = 0.0;
+  for (int k = 0; k < warp_id(); ++k) c_warps += warp_count[k], w_warps += warp_weight[k];
+  c_ex += c_warps;
+  w_ex = w_warps + w_ex;
+#pragma unroll
+  for (int i = 0; i < per_thread; ++i) {
+    const int b = top - i;
+    if (b < 0) break;
     const std::uint32_t cb = sm.count_incl[b];
     const double wb = sm.w_above[b];
     c_ex += cb;
@@ -228,7 +263,7 @@ __device__ void token_scan_bins(token_shared& sm) {
     sm.w_above[b] = w_ex;
     w_ex += wb;
   }
-  if (lane == 0) sm.count_incl[token_bins] = 0;
+  if (threadIdx.x == 0) sm.count_incl[token_bins] = 0;
 }
 
 // The weight of tokens of `bin` at or above some key whose integer mass there is `mass_int`.
@@ -245,9 +280,10 @@ enum class token_criterion { count, mass };
 // `bin`, above which count_above tokens of integer mass mass_above lie): the highest non-empty
 // sub-bin meeting the criterion, with the count and mass above it, into st.found_*. Every thread
 // calls it; st is written by the first warp and read after the caller's next barrier.
-__device__ void token_refine_search(token_shared& sm, token_row_state& st, int bin, int subs, std::uint32_t count_above,
-                                    std::uint64_t mass_above, token_criterion criterion, std::uint32_t need,
-                                    double target, float u_max, const token_row_rule& rule) {
+inline __device__ void token_refine_search(token_shared& sm, token_row_state& st, int bin, int subs,
+                                           std::uint32_t count_above, std::uint64_t mass_above,
+                                           token_criterion criterion, std::uint32_t need, double target, float u_max,
+                                           const token_row_rule& rule) {
   if (threadIdx.x < 32) {
     // Sub-bins from the top, 32 at a time; the first non-empty one that meets the criterion.
     const int lane = threadIdx.x;
@@ -303,8 +339,8 @@ __device__ void token_refine_search(token_shared& sm, token_row_state& st, int b
 // block scan gives each the integer mass above its own (the same sums as the one-warp search, in
 // any order), and the criterion grows as s falls, so the highest sub-bin meeting it is the
 // largest any thread finds. Every thread calls it; st.found_sub is read after the final barrier.
-__device__ void token_mass_search(token_shared& sm, token_row_state& st, int bin, double target, float u_max,
-                                  const token_row_rule& rule) {
+inline __device__ void token_mass_search(token_shared& sm, token_row_state& st, int bin, double target,
+                                         float u_max, const token_row_rule& rule) {
   constexpr int per_thread = (token_bins + token_threads - 1) / token_threads;
   constexpr int warps = token_threads / 32;
   __shared__ std::uint64_t warp_mass[warps];
@@ -340,10 +376,12 @@ __device__ void token_mass_search(token_shared& sm, token_row_state& st, int bin
 // above t in st.mass_result. Every thread calls it. With levels == 1, one pass: st.key_result is
 // the lowest key of the 11-bit sub-bin that holds t, st.found_count its tokens, and
 // st.found_count_above / st.found_mass_above the count and integer mass of the bin's tokens above it.
-template <class T>
-__device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm, token_row_state& st, int bin,
-                             std::uint32_t floor, token_criterion criterion, std::uint32_t need, double target,
-                             float u_max, const token_row_rule& rule, int levels = 2) {
+// Each block of the row (Blocks, token_row_blocks.cuh) counts its slice; the counts are summed
+// over the row's blocks before the search.
+template <class Blocks, class T, class Slice>
+__device__ void token_refine(const T* row, std::int64_t vocab, Slice slice, token_shared& sm, token_row_state& st,
+                             int bin, std::uint32_t floor, token_criterion criterion, std::uint32_t need,
+                             double target, float u_max, const token_row_rule& rule, int levels = 2) {
   std::uint32_t prefix = static_cast<std::uint32_t>(bin);
   std::uint32_t count_above = 0;
   std::uint64_t mass_above = 0;
@@ -363,8 +401,9 @@ __device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm,
         const int s = static_cast<int>((key >> shift) & static_cast<std::uint32_t>(subs - 1));
         token_hist_add(sm.sub.count, sm.sub.mass, in, s, in ? token_bin_mass(u, bin_top, rule) : 0);
       }
-    });
+    }, token_no_op{}, slice);
     __syncthreads();
+    Blocks::sum_arrays(sm.sub.count, sm.sub.mass, subs, token_sub_scratch(sm));
     token_refine_search(sm, st, bin, subs, count_above, mass_above, criterion, need, target, u_max, rule);
     __syncthreads();
     // A threshold always exists (the criterion holds for the bin's lowest token), so s >= 0.
@@ -381,7 +420,7 @@ __device__ void token_refine(const T* row, std::int64_t vocab, token_shared& sm,
 // ---- candidates --------------------------------------------------------------------------------
 
 // Sorts the n candidate entries descending (bitonic, padded with zeros to a power of two).
-__device__ void token_sort_candidates(token_shared& sm, int n) {
+inline __device__ void token_sort_candidates(token_shared& sm, int n) {
   int size = 1;
   while (size < n) size <<= 1;
   for (int i = n + threadIdx.x; i < size; i += token_threads) sm.candidates.entry[i] = 0;
@@ -402,7 +441,7 @@ __device__ void token_sort_candidates(token_shared& sm, int n) {
 
 // Warp 0: mass_incl[i] = the integer mass of candidates 0..i of i's bin (sorted descending, so a
 // bin's candidates are contiguous).
-__device__ void token_scan_candidates(token_shared& sm, int n) {
+inline __device__ void token_scan_candidates(token_shared& sm, int n) {
   if (threadIdx.x >= 32) return;
   const int lane = threadIdx.x;
   std::uint64_t carry = 0;

@@ -1,0 +1,104 @@
+// The token sampler's host side (scankit/token_sampler.hpp), shared by the translation units of
+// its three value types (sampling_tokens*.cu, which compile in parallel): argument checks, then one
+// launch of one block per output row, or of a cluster of blocks per row when the rows are few
+// (device/sampling/token_sampler_kernel.cuh).
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include "scankit/device/sampling/token_sampler_kernel.cuh"
+#include "scankit/device/util/launch.cuh"
+#include "scankit/device/util/launch_cluster.cuh"
+#include "scankit/error.hpp"
+#include "scankit/token_sampler.hpp"
+
+namespace scankit {
+namespace {
+
+using namespace device_detail::sampling;
+
+void check_arguments(const char* fn, const void* values, std::int64_t input_rows, std::int64_t vocab,
+                     std::int64_t output_rows, const token_sampling_params& p, const token_sampling_outputs& o) {
+  const std::string f(fn);
+  if (input_rows < 0) throw error(f + ": input_rows is negative (" + std::to_string(input_rows) + ")");
+  if (vocab < 0) throw error(f + ": vocab is negative (" + std::to_string(vocab) + ")");
+  if (output_rows < 0) throw error(f + ": output_rows is negative (" + std::to_string(output_rows) + ")");
+  if (vocab > 0x7fffffff) throw error(f + ": vocab exceeds 2^31 - 1 (token indices are int32)");
+  if (output_rows > 0x7fffffff) throw error(f + ": output_rows exceeds 2^31 - 1");
+  if (output_rows > 0 && o.tokens == nullptr) throw error(f + ": outputs.tokens is null with output_rows > 0");
+  if (output_rows > 0 && vocab > 0 && input_rows > 0 && values == nullptr)
+    throw error(f + ": values is null with rows and vocab > 0");
+  if (output_rows > 0 && input_rows == 0 && p.row_indices == nullptr)
+    throw error(f + ": output rows but no input rows");
+  if (p.row_indices == nullptr && output_rows > input_rows)
+    throw error(f + ": output_rows (" + std::to_string(output_rows) + ") exceeds input_rows (" +
+                std::to_string(input_rows) + ") without row_indices");
+  if (p.values != token_values::logits && p.values != token_values::probabilities)
+    throw error(f + ": params.values is neither logits nor probabilities");
+  if (!(p.temperature >= 0.0f) || std::isinf(p.temperature))
+    throw error(f + ": temperature must be finite and >= 0 (" + std::to_string(p.temperature) + ")");
+  if (p.top_k < 0) throw error(f + ": top_k is negative (" + std::to_string(p.top_k) + ")");
+  if (!(p.top_p > 0.0f && p.top_p <= 1.0f)) throw error(f + ": top_p must be in (0, 1] (" + std::to_string(p.top_p) + ")");
+  if (!(p.min_p >= 0.0f && p.min_p <= 1.0f)) throw error(f + ": min_p must be in [0, 1] (" + std::to_string(p.min_p) + ")");
+}
+
+// Blocks per row: a cluster of up to 8 (sm_90 and later) when one block per row would leave most
+// multiprocessors idle; 1 otherwise. Rows with top-k or top-p combine histograms between their
+// blocks after each pass, so they split at a smaller size than plain, min-p and greedy rows.
+bool needs_histogram(std::int64_t vocab, const token_sampling_params& p) {
+  return p.top_ks != nullptr || p.top_ps != nullptr || p.top_p < 1.0f || (p.top_k > 1 && p.top_k < vocab);
+}
+
+unsigned blocks_per_row(std::int64_t vocab, std::int64_t output_rows, const token_sampling_params& p) {
+  int device = 0, major = 0, sms = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (major < 9) return 1;
+  // At most one block per multiprocessor, and at least this many tokens per block (docs/tuning.md).
+  const std::int64_t min_tokens_per_block = needs_histogram(vocab, p) ? 8192 : 16384;
+  unsigned blocks = 1;
+  while (blocks < 8 && output_rows * blocks * 2 <= sms && vocab >= min_tokens_per_block * blocks * 2) blocks *= 2;
+  return blocks;
+}
+
+template <class T>
+void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t vocab, std::int64_t output_rows,
+                      const token_sampling_params& p, const token_sampling_outputs& o, cudaStream_t stream) {
+  const char* fn = "scankit::sample_tokens";
+  check_arguments(fn, values, input_rows, vocab, output_rows, p, o);
+  if (output_rows == 0) return;
+  token_kernel_args<T> args{};
+  args.values = values;
+  args.input_rows = input_rows;
+  args.vocab = vocab;
+  args.params = token_kernel_params{p.values == token_values::logits,
+                                    p.temperature, p.temperatures, p.top_k, p.top_ks, p.top_p, p.top_ps, p.min_p,
+                                    p.min_ps, p.row_indices, p.seed, p.seeds, p.seeds_per_row, p.offset, p.offsets,
+                                    p.offsets_per_row};
+  args.tokens = o.tokens;
+  args.logprobs = o.logprobs;
+  args.kept_probs = o.kept_probs;
+  const unsigned blocks = blocks_per_row(vocab, output_rows, p);
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  constexpr std::size_t smem = sizeof(token_shared);
+  if (blocks > 1) {
+    // Rows without a histogram use no dynamic shared memory.
+    constexpr auto clustered = token_sampler_kernel<T, true>;
+    const std::size_t cluster_smem = needs_histogram(vocab, p) ? smem : 0;
+    if (cluster_smem != 0) device_detail::allow_dynamic_shared_memory<clustered>(device, smem);
+    device_detail::launch_kernel_cluster("token_sampler_kernel (clustered)", clustered,
+                                         dim3(static_cast<unsigned>(output_rows) * blocks), dim3(token_threads), blocks,
+                                         cluster_smem, stream, args);
+    return;
+  }
+  constexpr auto kernel = token_sampler_kernel<T, false>;
+  device_detail::allow_dynamic_shared_memory<kernel>(device, smem);
+  device_detail::launch_kernel_smem("token_sampler_kernel", kernel, dim3(static_cast<unsigned>(output_rows)),
+                                    dim3(token_threads), smem, stream, args);
+}
+
+}  // namespace
+}  // namespace scankit
