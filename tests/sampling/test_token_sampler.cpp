@@ -810,8 +810,8 @@ TEST(TokenSampler, FlatRowsTakeTheExactPath) {
 // ---------------------------------------------------------------------------------------------
 // The same row gives the same token whatever the batch, position and call.
 
-// Batches of 1 and 7 of these rows take clusters of blocks per row (4 for rows with top-k or
-// top-p, 2 for the others); the batch of 256 one block per row. Logits, and probabilities (whose
+// Batches of 1 and 7 of these rows take clusters of 4 blocks per row, the batch of 256 one block
+// per row. Logits, and probabilities (whose
 // top-p rows propose tokens first).
 void check_same_token_in_every_batch(std::uint64_t seed, bool probabilities) {
   std::mt19937_64 rng(seed);

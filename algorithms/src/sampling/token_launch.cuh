@@ -43,21 +43,21 @@ void check_arguments(const char* fn, const void* values, std::int64_t input_rows
   if (!(p.min_p >= 0.0f && p.min_p <= 1.0f)) throw error(f + ": min_p must be in [0, 1] (" + std::to_string(p.min_p) + ")");
 }
 
-// Blocks per row: a cluster of up to 8 (sm_90 and later) when one block per row would leave most
-// multiprocessors idle; 1 otherwise. Rows with top-k or top-p combine histograms between their
-// blocks after each pass, so they split at a smaller size than plain, min-p and greedy rows.
+// Rows with top-k or top-p: every block of theirs needs dynamic shared memory for the histograms.
 bool needs_histogram(std::int64_t vocab, const token_sampling_params& p) {
   return p.top_ks != nullptr || p.top_ps != nullptr || p.top_p < 1.0f || (p.top_k > 1 && p.top_k < vocab);
 }
 
-unsigned blocks_per_row(std::int64_t vocab, std::int64_t output_rows, const token_sampling_params& p) {
+// Blocks per row: a cluster of up to 8 (sm_90 and later) when one block per row would leave most
+// multiprocessors idle; 1 otherwise.
+unsigned blocks_per_row(std::int64_t vocab, std::int64_t output_rows) {
   int device = 0, major = 0, sms = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   if (major < 9) return 1;
   // At most one block per multiprocessor, and at least this many tokens per block (docs/tuning.md).
-  const std::int64_t min_tokens_per_block = needs_histogram(vocab, p) ? 8192 : 16384;
+  constexpr std::int64_t min_tokens_per_block = 8192;
   unsigned blocks = 1;
   while (blocks < 8 && output_rows * blocks * 2 <= sms && vocab >= min_tokens_per_block * blocks * 2) blocks *= 2;
   return blocks;
@@ -80,7 +80,7 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
   args.tokens = o.tokens;
   args.logprobs = o.logprobs;
   args.kept_probs = o.kept_probs;
-  const unsigned blocks = blocks_per_row(vocab, output_rows, p);
+  const unsigned blocks = blocks_per_row(vocab, output_rows);
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   constexpr std::size_t smem = sizeof(token_shared);

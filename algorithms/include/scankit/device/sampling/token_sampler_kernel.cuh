@@ -101,7 +101,7 @@ struct token_proposal {
 // depends on it, so every block holds the same histograms, candidates and thresholds, every exit
 // below is taken by all blocks of the cluster alike, and the leader writes the row's token.
 template <class T, bool Clustered>
-__global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const token_kernel_args<T> a) {
+__device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) {
   extern __shared__ __align__(16) unsigned char token_smem[];
   token_shared& sm = *reinterpret_cast<token_shared*>(token_smem);
   __shared__ token_row_state st;
@@ -835,6 +835,23 @@ __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const t
       }
       a.kept_probs[r * vocab + j] = out;
     }
+  }
+}
+
+// Clusters exist from sm_90 on, and the host launches the clustered kernel only there
+// (token_launch.cuh): below, its body is not compiled.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr bool token_arch_has_clusters = false;
+#else
+constexpr bool token_arch_has_clusters = true;
+#endif
+
+template <class T, bool Clustered>
+__global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const token_kernel_args<T> a) {
+  if constexpr (Clustered && !token_arch_has_clusters) {
+    __trap();
+  } else {
+    token_sample_row<T, Clustered>(a);
   }
 }
 
