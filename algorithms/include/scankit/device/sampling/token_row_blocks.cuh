@@ -44,10 +44,6 @@ struct token_row_blocks {
   // from fields each block wrote and made visible with __syncthreads (every thread calls it).
   __device__ static token_row_results combine(const token_row_results* mine) { return *mine; }
   // The cluster-wide forms below: one block holds the row's values already.
-  __device__ static token_row_results combine_with_histogram(const token_row_results* mine, unsigned long long*,
-                                                             std::uint32_t*, std::uint32_t*, int, std::uint32_t*) {
-    return *mine;
-  }
   __device__ static void sum_arrays(std::uint32_t*, std::uint32_t*, int, std::uint32_t*, unsigned long long* = nullptr,
                                     int = 0) {}
   __device__ static int gather(unsigned long long*, const int* count, unsigned long long*) { return *count; }

@@ -435,8 +435,9 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     } else if (k_active != p_active) {
       // One threshold in a crowded bin: one more pass finds its 11-bit sub-bin; when that fits,
       // its tokens are the candidates, and the sub-bins above it are counted in their place.
-      token_refine<blocks>(row, vocab, slice, sm, st, lo, 0u, k_active ? token_criterion::count : token_criterion::mass,
-                   k_active ? k - sm.count_incl[lo + 1] : 0u, target, u_max, rule, 1);
+      token_refine<blocks>(row, vocab, slice, sm, st, lo, 0u,
+                           k_active ? token_criterion::count : token_criterion::mass,
+                           k_active ? k - sm.count_incl[lo + 1] : 0u, target, u_max, rule, 1);
       if (st.found_sub >= 0 && st.found_count <= token_max_candidates) {
         fast = true;
         collect_floor = st.key_result;
@@ -497,12 +498,12 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
 
   // The proposals (token_sampler.hpp; top-p rows of probabilities at T = 1 without top-k): P1,
   // drawn in pass 1 from every token of weight, then P2 and P3, drawn in the retry pass from
-  // K' = {bin(key) >= lo} (and min-p), lo the bin that holds tau, so K' is a superset of K. The first proposal in K is the
-  // row's token: each comes from its set in proportion to the weights, so given that it lies in K
-  // it is an exact draw from K, and the final draw from K (pass 2) only decides when all three
-  // miss. A proposal above the sure floor is in K whatever tau is; the retry pass also counts
-  // bin lo's 2048 sub-bins, which places tau in one of them and settles nearly every proposal
-  // without pass 2.
+  // K' = {bin(key) >= lo} (and min-p), lo the bin that holds tau, so K' is a superset of K. The
+  // first proposal in K is the row's token: each comes from its set in proportion to the
+  // weights, so given that it lies in K it is an exact draw from K, and the final draw from K
+  // (pass 2) only decides when all three miss. A proposal above the sure floor is in K whatever
+  // tau is; the retry pass also counts bin lo's 2048 sub-bins, which places tau in one of them
+  // and settles nearly every proposal without pass 2.
   using proposal = token_proposal;
   // The proposals live in shared memory (registers are short in the passes between): P1, P2, P3.
   __shared__ proposal proposed[3];
