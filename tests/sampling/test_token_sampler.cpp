@@ -638,9 +638,12 @@ TEST(TokenSampler, ChiSquareOfTheKeptDistribution) {
                             {"min-p 0.05 at T 0.7", false, 0.7f, 0, 1.0f, 0.05f},
                             {"probabilities at T 2, top-k 10, top-p 0.9", true, 2.0f, 10, 0.9f, 0.0f},
                             // Top-p at T = 1 from probabilities proposes tokens first (token_sampler.hpp):
-                            // many first proposals miss K here, and min-p binds in the second.
+                            // many first proposals miss K here, and min-p binds in the second. Logits
+                            // draw from K directly.
                             {"probabilities, top-p 0.5", true, 1.0f, 0, 0.5f, 0.0f},
-                            {"probabilities, top-p 0.95, min-p 0.1", true, 1.0f, 0, 0.95f, 0.1f}};
+                            {"probabilities, top-p 0.95, min-p 0.1", true, 1.0f, 0, 0.95f, 0.1f},
+                            {"logits, top-p 0.5", false, 1.0f, 0, 0.5f, 0.0f},
+                            {"logits at T 0.8, top-p 0.95, min-p 0.1", false, 0.8f, 0, 0.95f, 0.1f}};
   for (const config& c : configs) {
     SCOPED_TRACE(c.name);
     scankit::token_sampling_params params;
@@ -687,28 +690,33 @@ TEST(TokenSampler, ChiSquareOfTheKeptDistribution) {
 
 // Top-p rows of probabilities at T = 1 propose tokens before settling the nucleus
 // (token_sampler.hpp); rows that ask for log-probabilities or kept probabilities run pass 2 for
-// them and settle the proposals afterwards. Both ways must give the same token for every row.
+// them and settle the proposals afterwards. Both ways must give the same token for every row, as
+// they must for logits (which make no proposals).
 TEST(TokenSampler, ProposalsGiveTheSameTokenWithOrWithoutOutputs) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
   for (std::int64_t vocab : {37, 4096, 50257, 131072}) {
     const std::int64_t rows = 64;
-    const token_rows<float> in =
-        make_rows<float>(softmax_rows(random_logits(rows, vocab, seed + vocab, 3.0f), rows, vocab), rows, vocab);
-    device_buffer<float> d_values(in.raw);
-    for (const float top_p : {0.3f, 0.9f, 0.99f}) {
-      for (const float min_p : {0.0f, 0.02f}) {
-        SCOPED_TRACE("vocab " + std::to_string(vocab) + ", top-p " + std::to_string(top_p) + ", min-p " +
-                     std::to_string(min_p));
-        scankit::token_sampling_params params;
-        params.values = scankit::token_values::probabilities;
-        params.top_p = top_p, params.min_p = min_p;
-        params.seed = seed ^ static_cast<std::uint64_t>(vocab), params.offset = 7;
-        const sampler_outputs none = run_sampler(d_values, rows, vocab, rows, params, extras::none);
-        const sampler_outputs logprobs = run_sampler(d_values, rows, vocab, rows, params, extras::logprobs);
-        const sampler_outputs both = run_sampler(d_values, rows, vocab, rows, params, extras::both);
-        ASSERT_EQ(none.tokens, logprobs.tokens) << "log-probabilities change the draw";
-        ASSERT_EQ(none.tokens, both.tokens) << "kept probabilities change the draw";
+    const std::vector<float> logits = random_logits(rows, vocab, seed + vocab, 3.0f);
+    const token_rows<float> probs = make_rows<float>(softmax_rows(logits, rows, vocab), rows, vocab);
+    device_buffer<float> d_probs(probs.raw), d_logits(logits);
+    for (const bool from_logits : {false, true}) {
+      for (const float top_p : {0.3f, 0.9f, 0.99f}) {
+        for (const float min_p : {0.0f, 0.02f}) {
+          SCOPED_TRACE("vocab " + std::to_string(vocab) + (from_logits ? ", logits at T 0.9" : ", probabilities") +
+                       ", top-p " + std::to_string(top_p) + ", min-p " + std::to_string(min_p));
+          const device_buffer<float>& d_values = from_logits ? d_logits : d_probs;
+          scankit::token_sampling_params params;
+          params.values = from_logits ? scankit::token_values::logits : scankit::token_values::probabilities;
+          params.temperature = from_logits ? 0.9f : 1.0f;
+          params.top_p = top_p, params.min_p = min_p;
+          params.seed = seed ^ static_cast<std::uint64_t>(vocab), params.offset = 7;
+          const sampler_outputs none = run_sampler(d_values, rows, vocab, rows, params, extras::none);
+          const sampler_outputs logprobs = run_sampler(d_values, rows, vocab, rows, params, extras::logprobs);
+          const sampler_outputs both = run_sampler(d_values, rows, vocab, rows, params, extras::both);
+          ASSERT_EQ(none.tokens, logprobs.tokens) << "log-probabilities change the draw";
+          ASSERT_EQ(none.tokens, both.tokens) << "kept probabilities change the draw";
+        }
       }
     }
   }
@@ -811,8 +819,7 @@ TEST(TokenSampler, FlatRowsTakeTheExactPath) {
 // The same row gives the same token whatever the batch, position and call.
 
 // Batches of 1 and 7 of these rows take clusters of 4 blocks per row, the batch of 256 one block
-// per row. Logits, and probabilities (whose
-// top-p rows propose tokens first).
+// per row. Logits, and probabilities (whose top-p rows propose tokens first).
 void check_same_token_in_every_batch(std::uint64_t seed, bool probabilities) {
   std::mt19937_64 rng(seed);
   const std::int64_t vocab = 50257, input_rows = 256;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "scankit/device/sampling/token_sampler_kernel.cuh"
 #include "scankit/device/util/launch.cuh"
@@ -83,21 +84,28 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
   const unsigned blocks = blocks_per_row(vocab, output_rows);
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
-  constexpr std::size_t smem = sizeof(token_shared);
-  if (blocks > 1) {
-    // Rows without a histogram use no dynamic shared memory.
-    constexpr auto clustered = token_sampler_kernel<T, true>;
-    const std::size_t cluster_smem = needs_histogram(vocab, p) ? smem : 0;
-    if (cluster_smem != 0) device_detail::allow_dynamic_shared_memory<clustered>(device, smem);
-    device_detail::launch_kernel_cluster("token_sampler_kernel (clustered)", clustered,
-                                         dim3(static_cast<unsigned>(output_rows) * blocks), dim3(token_threads), blocks,
-                                         cluster_smem, stream, args);
-    return;
+  // Rows without a histogram run the kernel without its filters, and use no dynamic shared memory.
+  auto launch = [&](auto filtered) {
+    constexpr bool with_filters = decltype(filtered)::value;
+    constexpr std::size_t smem = with_filters ? sizeof(token_shared) : 0;
+    if (blocks > 1) {
+      constexpr auto clustered = token_sampler_kernel<T, true, with_filters>;
+      if (smem != 0) device_detail::allow_dynamic_shared_memory<clustered>(device, smem);
+      device_detail::launch_kernel_cluster("token_sampler_kernel (clustered)", clustered,
+                                           dim3(static_cast<unsigned>(output_rows) * blocks), dim3(token_threads),
+                                           blocks, smem, stream, args);
+      return;
+    }
+    constexpr auto kernel = token_sampler_kernel<T, false, with_filters>;
+    if (smem != 0) device_detail::allow_dynamic_shared_memory<kernel>(device, smem);
+    device_detail::launch_kernel_smem("token_sampler_kernel", kernel, dim3(static_cast<unsigned>(output_rows)),
+                                      dim3(token_threads), smem, stream, args);
+  };
+  if (needs_histogram(vocab, p)) {
+    launch(std::true_type{});
+  } else {
+    launch(std::false_type{});
   }
-  constexpr auto kernel = token_sampler_kernel<T, false>;
-  device_detail::allow_dynamic_shared_memory<kernel>(device, smem);
-  device_detail::launch_kernel_smem("token_sampler_kernel", kernel, dim3(static_cast<unsigned>(output_rows)),
-                                    dim3(token_threads), smem, stream, args);
 }
 
 }  // namespace

@@ -77,6 +77,11 @@ __device__ __forceinline__ bool token_value_bad(float v, bool logits) {
   return logits ? !(v < INFINITY) : !(v >= 0.0f && v < INFINITY);
 }
 
+// A logit's score v / T (v itself at T = 1: no division).
+__device__ __forceinline__ float token_logit_score(float v, float temperature) {
+  return temperature == 1.0f ? v : v / temperature;
+}
+
 // s = v / T (logits) or logf(v) / T (probabilities); -infinity for a token of no weight.
 __device__ __forceinline__ float token_score(float v, const token_row_rule& rule) {
   const float s = rule.logits ? v : logf(v);

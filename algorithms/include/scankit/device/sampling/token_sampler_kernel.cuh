@@ -100,7 +100,10 @@ struct token_proposal {
 // row in every pass; what a pass counts or races is combined over the cluster before anything
 // depends on it, so every block holds the same histograms, candidates and thresholds, every exit
 // below is taken by all blocks of the cluster alike, and the leader writes the row's token.
-template <class T, bool Clustered>
+// Filtered: false when no row of the launch has top-k or top-p (the host knows it from scalar
+// parameters): the histogram passes are then not compiled, and the kernel that plain, min-p and
+// greedy rows run is a small part of the whole, which the multiprocessors fetch in less time.
+template <class T, bool Clustered, bool Filtered>
 __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) {
   extern __shared__ __align__(16) unsigned char token_smem[];
   token_shared& sm = *reinterpret_cast<token_shared*>(token_smem);
@@ -171,7 +174,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const bool p_active = !greedy && st.top_p < 1.0f;
   const bool minp_active = !greedy && st.min_p > 0.0f;
   const bool want_mass = a.logprobs != nullptr || a.kept_probs != nullptr;
-  const bool need_hist = k_active || p_active;
+  const bool need_hist = Filtered && (k_active || p_active);
   const bool raw = !logits && st.temperature == 1.0f;  // probabilities at T = 1
   // Top-p rows of probabilities at T = 1 without top-k propose tokens before settling K
   // (token_sampler.hpp): there the first proposal's chunk sums cost pass 1 a few additions per
@@ -652,7 +655,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
             collect[q] = valid && key[q] < sure_floor && key[q] >= collect_floor;
             kept[q] = kept[q] && key[q] >= sure_floor;
           }
-          sc[q] = is_logits ? (st.temperature == 1.0f ? v[q] : v[q] / st.temperature) : 0.0f;
+          sc[q] = is_logits ? token_logit_score(v[q], st.temperature) : 0.0f;
           if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], sc[q], min_p_bound);
         }
         bool defer = collect[0] || collect[1] || collect[2] || collect[3];
@@ -822,11 +825,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     }
   }
   if (a.kept_probs != nullptr) {
-    const std::uint32_t floor = need_hist ? tau : 0u;
     for (std::int64_t j = slice_first + threadIdx.x; j < slice_end; j += token_threads) {
       const float v = token_to_float(row[j]);
       float out = 0.0f;
-      if (token_key(token_order_value(v, rule)) >= floor) {
+      if (!need_hist || token_key(token_order_value(v, rule)) >= tau) {
         const float s = token_score(v, rule);
         if (s > -INFINITY) {
           if (!minp_active || token_min_p_keeps(v, s, min_p_bound)) {
@@ -847,12 +849,12 @@ constexpr bool token_arch_has_clusters = false;
 constexpr bool token_arch_has_clusters = true;
 #endif
 
-template <class T, bool Clustered>
+template <class T, bool Clustered, bool Filtered>
 __global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const token_kernel_args<T> a) {
   if constexpr (Clustered && !token_arch_has_clusters) {
     __trap();
   } else {
-    token_sample_row<T, Clustered>(a);
+    token_sample_row<T, Clustered, Filtered>(a);
   }
 }
 
