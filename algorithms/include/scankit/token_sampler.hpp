@@ -26,17 +26,20 @@
 //   in chunk   t = word 1 * 2^-32 of the same draw; the first token of the chunk (index order)
 //              whose running float sum of a_j exceeds t * W_c (the chunk's last kept
 //              token if rounding leaves none).
-//   proposals  a top-p row of probabilities at T = 1 without top-k first proposes up to three
-//              tokens, each drawn the same
-//              way from a superset of K: P1 from every token of weight, with counters
-//              (c + 2^63, offset); then P2 and P3 from K' = the tokens (passing min-p) whose order
-//              key (the order value's float bits, flipped to sort as unsigned integers) has the
-//              same top 11 bits as the top-p threshold's or larger ones, with counters
-//              (c + 2^62, offset), P2 from words 0 and 1 and P3 from words 2 and 3. The first of
-//              P1, P2, P3 that lies in K is the row's token; when none does, the draw from K above
-//              is. Each proposal, given that it lies in K, comes from K in proportion to the
-//              weights, so the result is an exact draw from K; nearly every row ends with a
-//              proposal, one or two passes over the row, without settling the boundary of K.
+//   proposals  a top-p row of probabilities at T = 1 without top-k first proposes up to six
+//              tokens, each drawn the same way from a superset of K: P1 to P4 from every token of
+//              weight, chunk c scoring W_c / E_c (a float division; W_c the sum of its values,
+//              E_c from word i - 1 of counter (c + 2^63, offset)) and the winner picking with
+//              word i - 1 of (c + 2^63 + 2^61, offset); then, only when none of P1 to P4 lies
+//              in K' = the tokens (passing min-p) whose order key (the order value's float bits,
+//              flipped to sort as unsigned integers) has the same top 11 bits as the top-p
+//              threshold's or larger ones, P5 and P6 from K' with counters
+//              (c + 2^62, offset), P5 from words 0 and 1 and P6 from words 2 and 3. The first of
+//              the proposals that lies in K is the row's token; when none does, the draw from K
+//              above is. Each proposal, given that it lies in K, comes from K in proportion to the
+//              weights, and which ones are drawn depends only on earlier ones, so the result is an
+//              exact draw from K; nearly every row ends with a proposal after one pass over the
+//              row, without settling the boundary of K.
 // The filters compare tokens by value (probabilities) or by the float v / T - c (logits; c is the
 // largest score of 256 evenly spaced tokens of the row), so tokens whose scores round to the same
 // float are tied; tokens tied with the last kept one are kept too, so K can exceed k (or the

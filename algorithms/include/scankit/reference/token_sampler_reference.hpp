@@ -255,13 +255,28 @@ inline row_reference reference_row(const float* v, std::int64_t vocab, const row
 // that cannot contract into a fused multiply-add. The device's expf and logf may differ from the
 // host's in the last place, so a draw is predicted only where that cannot change it.
 //
-// Top-p rows of probabilities at T = 1 without top-k make proposals first (token_sampler.hpp): P1 from every token of weight
-// with counters (c + 2^63, offset), then P2 and P3 from K' with (c + 2^62, offset), words 0-1 and
-// 2-3; the first of them in K is the row's token, and the draw from K decides when none is.
+// Top-p rows of probabilities at T = 1 without top-k make proposals first (token_sampler.hpp):
+// P1 to P4 from every token of weight, chunk c scoring W_c / E with word i of counter
+// (c + 2^63, offset) and picking with word i of (c + 2^63 + 2^61, offset); then, when none of them lies in K', P5 and
+// P6 from K' with (c + 2^62, offset), words 0-1 and 2-3. The first of them in K is the row's
+// token, and the draw from K decides when none is.
 
 constexpr std::int64_t chunk_tokens = 32;
 constexpr std::uint64_t first_draw_base = 1ull << 63;
+constexpr std::uint64_t first_pick_base = (1ull << 63) + (1ull << 61);
 constexpr std::uint64_t retry_draw_base = 1ull << 62;
+constexpr int first_proposals = 4;
+
+// Where a draw takes its numbers: the race's word of each chunk's counter (chunk + race_base), and
+// the inverse CDF's word of the winner's counter (chunk + pick_base); `ratio`: chunks score
+// W_c / E (the first proposals), not (m_c + logf(W_c)) - logf(E).
+struct draw_words {
+  std::uint64_t race_base = 0;
+  int race_word = 0;
+  std::uint64_t pick_base = 0;
+  int pick_word = 1;
+  bool ratio = false;
+};
 
 inline scankit::detail::philox_words chunk_words(std::uint64_t seed, std::uint64_t offset, std::int64_t chunk,
                                                  std::uint64_t base = 0) {
@@ -270,15 +285,18 @@ inline scankit::detail::philox_words chunk_words(std::uint64_t seed, std::uint64
 
 // (m_c + logf(W_c)) - logf(E): E = -log1pf(-u) for word 0 below 2^31, else -logf((2^32 - word) 2^-32)
 // (u = word 2^-32); word 0 == 0 scores +infinity (E = 0). `log_weight` is m_c + logf(W_c).
+inline float chunk_exponential(std::uint32_t word) {
+  if (word < 0x80000000u) return -std::log1p(-static_cast<float>(word) * 0x1p-32f);
+  return -std::log(static_cast<float>(0x100000000ull - word) * 0x1p-32f);
+}
 inline float chunk_race_score(float log_weight, std::uint32_t word) {
   if (word == 0) return INFINITY;
-  float e;
-  if (word < 0x80000000u) {
-    e = -std::log1p(-static_cast<float>(word) * 0x1p-32f);
-  } else {
-    e = -std::log(static_cast<float>(0x100000000ull - word) * 0x1p-32f);
-  }
-  return log_weight - std::log(e);
+  return log_weight - std::log(chunk_exponential(word));
+}
+// The first proposals' score W_c / E (probabilities at T = 1: W_c is the chunk's sum of values).
+inline float chunk_ratio_score(float weight, std::uint32_t word) {
+  if (word == 0) return INFINITY;
+  return weight / chunk_exponential(word);
 }
 
 // One chunk of the kept set {j : v_j >= threshold, s_j > -infinity}.
@@ -348,18 +366,18 @@ struct draw_result {
   bool decisive() const { return race_decisive() && cdf_decisive; }
 };
 
-// The draw from {j : v_j >= threshold, s_j > -infinity} (chunks without a kept token do not run);
-// `base` offsets the chunks' counters (first_draw_base, retry_draw_base for the proposals); `pair` 1
-// takes words 2 and 3 of each chunk's draw instead of 0 and 1 (the retry's second proposal).
+// The draw from {j : v_j >= threshold, s_j > -infinity} (chunks without a kept token do not run),
+// with the numbers `words` names (the final draw's by default, words 0 and 1 of counter (c, offset)).
 inline draw_result draw(const float* v, std::int64_t vocab, const row_reference& ref, float threshold,
-                        std::uint64_t seed, std::uint64_t offset, std::uint64_t base = 0, int pair = 0) {
+                        std::uint64_t seed, std::uint64_t offset, const draw_words& words = {}) {
   draw_result r;
   double second = -INFINITY;
   const std::int64_t chunks = (vocab + chunk_tokens - 1) / chunk_tokens;
   for (std::int64_t c = 0; c < chunks; ++c) {
     const chunk_weights w = chunk_of(v, vocab, ref, threshold, c);
     if (!w.races()) continue;
-    const double s = chunk_score(w, chunk_words(seed, offset, c, base).x[2 * pair]);
+    const std::uint32_t word = chunk_words(seed, offset, c, words.race_base).x[words.race_word];
+    const double s = words.ratio ? chunk_ratio_score(w.w, word) : chunk_score(w, word);
     if (r.chunk < 0 || s > r.best) {  // ties stay with the lower chunk
       second = r.best;
       r.best = s;
@@ -372,7 +390,8 @@ inline draw_result draw(const float* v, std::int64_t vocab, const row_reference&
   r.margin = std::isinf(r.best) && std::isinf(second) && r.best > 0 && second > 0 ? 0.0 : r.best - second;
 
   const chunk_weights w = chunk_of(v, vocab, ref, threshold, r.chunk);
-  const float target = static_cast<float>(chunk_words(seed, offset, r.chunk, base).x[2 * pair + 1]) * 0x1p-32f * w.w;
+  const float target =
+      static_cast<float>(chunk_words(seed, offset, r.chunk, words.pick_base).x[words.pick_word]) * 0x1p-32f * w.w;
   float run = 0.0f;
   int chosen = -1, last = -1;
   double nearest = INFINITY;
@@ -491,25 +510,35 @@ inline row_check check_row(const float* v, std::int64_t vocab, const row_referen
     const double hi = std::log(w / (std::isnan(mass) ? ref.mass_strict : mass)) + 1e-3;
     if (!(*logprob >= lo && *logprob <= hi)) e << "logprob " << *logprob << ", want [" << lo << ", " << hi << "]; ";
   }
-  // The proposals, where the row makes them: the first from every token of weight, then the retry
-  // from K'; the first of them in K is the row's token. Where one is not surely known, neither is
-  // the token.
+  // The proposals, where the row makes them: P1 to P4 from every token of weight, then, when none
+  // of them lies in K', P5 and P6 from K'; the first of them in K is the row's token. Where one
+  // is not surely known, neither is the token.
   bool from_k = !std::isnan(threshold);
   if (from_k && ref.two_draws) {
-    const float sets[3] = {-INFINITY, ref.retry_threshold, ref.retry_threshold};
-    const std::uint64_t bases[3] = {first_draw_base, retry_draw_base, retry_draw_base};
-    const char* names[3] = {"first proposal", "second proposal", "third proposal"};
-    for (int i = 0; i < 3 && from_k; ++i) {
-      if (std::isnan(sets[i])) {
-        from_k = false;
-        break;
+    bool retry = true;  // no pass-1 proposal in K'
+    for (int i = 0; i < first_proposals && from_k; ++i) {
+      const draw_result d =
+          draw(v, vocab, ref, -INFINITY, seed, offset, {first_draw_base, i, first_pick_base, i, true});
+      const bool in_k = d.decisive() && v[d.token] >= threshold;
+      if (in_k) {
+        c.predicted = true;
+        if (token != d.token)
+          e << "proposal " << i + 1 << ": token " << token << ", want " << d.token << " (in K, value " << v[d.token]
+            << "); ";
       }
-      const draw_result d = draw(v, vocab, ref, sets[i], seed, offset, bases[i], i == 2 ? 1 : 0);
+      // Unknown: an undecided draw, or K' not known exactly enough to tell whether the retry runs.
+      from_k = d.decisive() && !in_k && !std::isnan(ref.retry_threshold);
+      retry = retry && !(v[d.token] >= ref.retry_threshold);
+    }
+    for (int i = 0; i < 2 && from_k && retry; ++i) {
+      const draw_result d =
+          draw(v, vocab, ref, ref.retry_threshold, seed, offset, {retry_draw_base, 2 * i, retry_draw_base, 2 * i + 1});
       from_k = d.decisive() && !(v[d.token] >= threshold);
       if (d.decisive() && v[d.token] >= threshold) {
         c.predicted = true;
         if (token != d.token)
-          e << names[i] << ": token " << token << ", want " << d.token << " (in K, value " << v[d.token] << "); ";
+          e << "proposal " << i + 5 << ": token " << token << ", want " << d.token << " (in K, value " << v[d.token]
+            << "); ";
       }
     }
   }

@@ -18,31 +18,50 @@
 
 namespace scankit::device_detail::sampling {
 
-// Top-p rows of probabilities at T = 1 without top-k propose up to three tokens before the final
-// draw from K (token_sampler.hpp): the first with its own counters, the retry's two with words 0-1
-// and 2-3 of theirs. Each draw offsets the chunks' counters by its own base, so that no two draws
-// share a Philox number (chunk indices stay below 2^58).
+// Top-p rows of probabilities at T = 1 without top-k propose up to six tokens before the final
+// draw from K (token_sampler.hpp): four from pass 1, whose chunks race with words 0-3 of one draw
+// and pick inside the winner with word i of another (token_pick_base), then the retry's two with
+// words 0-1 and 2-3 of theirs. Each draw offsets the chunks' counters by its own base, so that no
+// two draws share a Philox number (chunk indices stay below 2^58).
 enum class token_draw { final_draw, first, retry };
 __host__ __device__ constexpr std::uint64_t token_draw_base(token_draw d) {
   return d == token_draw::first ? 1ull << 63 : d == token_draw::retry ? 1ull << 62 : 0ull;
 }
+// The counters of the inverse CDF inside a race's winning chunk: the race's own, except for the
+// first proposals, whose race takes all four words.
+__host__ __device__ constexpr std::uint64_t token_pick_base(token_draw d) {
+  return d == token_draw::first ? (1ull << 63) + (1ull << 61) : token_draw_base(d);
+}
+constexpr int token_first_proposals = 4;
 
 __device__ __forceinline__ scankit::detail::philox_words token_noise(std::uint64_t seed, std::uint64_t offset,
                                                                     std::int64_t group, std::uint64_t base = 0) {
   return scankit::detail::philox4x32_10(static_cast<std::uint64_t>(group) + base, offset, seed);
 }
 
-// s - log E for the Philox word `word` (E = -log(1 - word 2^-32), from whichever side keeps its
-// precision).
+// E = -log(1 - word 2^-32) for the Philox word `word`, from whichever side keeps its precision
+// (word != 0).
+__device__ __forceinline__ float token_exponential(std::uint32_t word) {
+  if (word < 0x80000000u) return -log1pf(-static_cast<float>(word) * 0x1p-32f);
+  return -logf(static_cast<float>(0x100000000ull - word) * 0x1p-32f);
+}
+// s - log E (+infinity for word 0, E = 0).
 __device__ __forceinline__ float token_race_score(float s, std::uint32_t word) {
-  if (word == 0) return INFINITY;  // E = 0
-  float e;
-  if (word < 0x80000000u) {
-    e = -log1pf(-static_cast<float>(word) * 0x1p-32f);
-  } else {
-    e = -logf(static_cast<float>(0x100000000ull - word) * 0x1p-32f);
-  }
-  return s - logf(e);
+  if (word == 0) return INFINITY;
+  return s - logf(token_exponential(word));
+}
+// The first proposals' score W / E, W a chunk's sum of probabilities (+infinity for word 0). The
+// race's order is that of log W - log E, with one logarithm instead of three. E >= u (1 - 2^-20)
+// for u = word 2^-32 (E = -log(1 - u) >= u, within the rounding of log1pf and logf), so a chunk
+// with W <= best u (1 - 2^-18) scores below `best` in float, whatever the rounding of the bound's
+// products and of the division: it cannot win a race that a chunk scoring `best` runs in, and is
+// skipped without its logarithm.
+__device__ __forceinline__ float token_ratio_score(float w, std::uint32_t word) {
+  if (word == 0) return INFINITY;
+  return __fdiv_rn(w, token_exponential(word));
+}
+__device__ __forceinline__ bool token_ratio_below(float w, std::uint32_t word, float best) {
+  return w <= best * (static_cast<float>(word) * 0x1p-32f) * (1.0f - 0x1p-18f);
 }
 
 // m_c and W_c of the octet's chunk, in every lane of the octet (all 32 lanes call this). a_q are
@@ -131,14 +150,43 @@ struct token_race_batch {
     }
     chunk = -1;
   }
-  // The same for two races from the same chunks, scored by words 0 and 2 of each chunk's draw.
-  __device__ __forceinline__ void flush_pair(token_race& a, token_race& b, std::uint64_t seed, std::uint64_t offset,
-                                             std::uint64_t base) {
+  // The first proposals' N races (probabilities at T = 1) from the same chunks, race i scored by
+  // W / E of word i of each chunk's draw (token_ratio_score), run straight into the block's race
+  // entries `entries` (shared memory, zeroed before the pass). A chunk whose score is below the
+  // entry a thread reads is skipped (token_ratio_below): that entry is the score of some chunk
+  // of the block (entries only grow, through atomicMax, and a 64-bit shared load is one access),
+  // so the skipped chunk cannot win. Every chunk that is not skipped is added with atomicMax, so
+  // after the pass's barrier each entry is the block's maximum. Once a block has met a few
+  // hundred chunks nearly every chunk is skipped, which leaves one Philox draw per 32 tokens.
+  template <int N>
+  __device__ __forceinline__ void flush_ratio(std::uint64_t seed, std::uint64_t offset, std::uint64_t base,
+                                              unsigned long long* entries) {
+    static_assert(N <= 4, "a draw has four words");
+    if (__any_sync(0xffffffffu, chunk >= 0) && chunk >= 0) {
+      const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        const unsigned long long current = *static_cast<volatile unsigned long long*>(&entries[i]);
+        if (current != 0 &&
+            token_ratio_below(held.w, words.x[i], token_value(static_cast<std::uint32_t>(current >> 32)))) {
+          continue;
+        }
+        const unsigned long long entry = token_race_entry(token_ratio_score(held.w, words.x[i]), chunk);
+        if (entry > current) atomicMax(&entries[i], entry);
+      }
+    }
+    chunk = -1;
+  }
+  // The same for N races from the same chunks, race i scored by word i * Stride of each chunk's
+  // draw: run(i, chunk, score) for each.
+  template <int N, int Stride, class Run>
+  __device__ __forceinline__ void flush_each(std::uint64_t seed, std::uint64_t offset, std::uint64_t base, Run run) {
+    static_assert((N - 1) * Stride < 4, "a draw has four words");
     if (__any_sync(0xffffffffu, chunk >= 0) && chunk >= 0) {
       const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
       const float log_weight = held.m + logf(held.w);
-      a.run(chunk, token_race_score(log_weight, words.x[0]));
-      b.run(chunk, token_race_score(log_weight, words.x[2]));
+#pragma unroll
+      for (int i = 0; i < N; ++i) run(i, chunk, token_race_score(log_weight, words.x[i * Stride]));
     }
     chunk = -1;
   }

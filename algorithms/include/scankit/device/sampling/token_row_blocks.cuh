@@ -83,11 +83,11 @@ struct token_row_blocks<true> {
     return *mine;
 #endif
   }
-  // combine(mine), and sum_arrays(a, b, n, scratch, word, 1), in the barriers of sum_arrays.
-  __device__ static token_row_results combine_with_histogram(const token_row_results* mine, unsigned long long* word,
-                                                             std::uint32_t* a, std::uint32_t* b, int n,
+  // combine(mine), and sum_arrays(a, b, n, scratch, words, count), in the barriers of sum_arrays.
+  __device__ static token_row_results combine_with_histogram(const token_row_results* mine, unsigned long long* words,
+                                                             int count, std::uint32_t* a, std::uint32_t* b, int n,
                                                              std::uint32_t* scratch) {
-    return exchange(mine, a, b, n, scratch, word, 1);
+    return exchange(mine, a, b, n, scratch, words, count);
   }
   // Arrays a and b of n words, each block's own counts, summed over the cluster in place, and the
   // maxima of `count` (at most blockDim.x) words over the cluster, in place.

@@ -11,11 +11,12 @@
 // Passes (each a read of the row):
 //   1. a histogram of the keys' top 11 bits, the count and the integer mass of each bin, the
 //      row's largest value, and for top-p rows of probabilities at T = 1 without top-k the first
-//      proposal (token_sampler.hpp), which ends the row when it lies in a bin above tau's (or just
-//      the largest value, when only min-p or the optional outputs need it; nothing when no filter
-//      and no optional output is asked for);
-//   1b. for such rows whose first proposal missed: the retry pass, two more proposals and tau's
-//      bin counted by 11 more bits, which ends the row when a proposal is settled in K;
+//      four proposals (token_sampler.hpp), which end the row when the first of them that is not
+//      below tau's bin lies above it (or just the largest value, when only min-p or the optional
+//      outputs need it; nothing when no filter and no optional output is asked for);
+//   1b. for such rows whose deciding proposal lies in tau's bin: tau's bin counted by 11 more
+//      bits; when none lies in tau's bin or above, that and two more proposals (the retry pass);
+//      either ends the row when a proposal is settled in K;
 //   2. the bins that surely hold no threshold are settled: the chunks of tokens above them race
 //      (token_race.cuh), tokens below them are dropped, and the tokens of the bins between are
 //      collected in shared memory, sorted, and the thresholds found among them; the chunks that
@@ -125,19 +126,19 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       for (std::int64_t j = slice_first + threadIdx.x; j < slice_end; j += token_threads) a.kept_probs[r * vocab + j] = 0.0f;
     }
   };
-  // The first proposal's race entry over the row (set in pass 1; token_sampler.hpp).
-  __shared__ unsigned long long first_entry;
+  // The first proposals' race entries over the row (set in pass 1; token_sampler.hpp).
+  __shared__ unsigned long long first_entries[token_first_proposals];
   // The row's results over its blocks, once every thread has added its own to st.own; `bad`: this
   // thread saw a bad value (every thread calls it). With `histogram` (pass 1 of a row with one),
-  // also the bins' counts and masses and the first proposal's entry (combine_with_histogram).
+  // also the bins' counts and masses and the first proposals' entries (combine_with_histogram).
   auto combine_row = [&](bool bad, bool histogram = false) {
     const bool block_bad = __syncthreads_or(bad);
     if constexpr (Clustered) {
       if (threadIdx.x == 0) st.own.flag = block_bad;
       // Each begins with a cluster barrier, which orders the write.
       if (histogram) {
-        return blocks::combine_with_histogram(&st.own, &first_entry, sm.count_incl, sm.mass, token_bins,
-                                              token_bin_scratch(sm));
+        return blocks::combine_with_histogram(&st.own, first_entries, token_first_proposals, sm.count_incl, sm.mass,
+                                              token_bins, token_bin_scratch(sm));
       }
       return blocks::combine(&st.own);
     } else {
@@ -185,8 +186,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const bool max_by_value = !greedy && (logits || raw);
 
   const std::uint64_t seed = st.seed, offset = st.offset;
-  // The first proposal: a race over every token of weight, run in pass 1.
-  token_race first_race;
+  // The first proposals: races over every token of weight, run in pass 1 into first_entries.
   token_race_batch first_batch;
 
   // Pass 1: the largest value, and the histogram and the first draw when a filter needs them; bad
@@ -195,7 +195,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   if (need_max) {
     if (need_hist) {
       for (int b = threadIdx.x; b < token_bins; b += token_threads) sm.count_incl[b] = 0, sm.mass[b] = 0;
-      if (threadIdx.x == 0) first_entry = 0;
+      if (threadIdx.x < token_first_proposals) first_entries[threadIdx.x] = 0;
       __syncthreads();
     }
     bool bad = false;
@@ -213,7 +213,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       constexpr bool is_raw = std::is_same_v<kind_t, token_raw_kind>;
       auto flush_first = [&] {
         if constexpr (decltype(hist)::value && is_raw) {
-          if (proposals) first_batch.flush(first_race, seed, offset, token_draw_base(token_draw::first));
+          if (proposals) {
+            first_batch.flush_ratio<token_first_proposals>(seed, offset, token_draw_base(token_draw::first),
+                                                           first_entries);
+          }
         }
       };
       token_for_each_full_group(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
@@ -273,7 +276,6 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
                                     : best_j < 0  ? 0ull
                                                   : token_max_entry(best_key, best_j);
     token_block_max(&st.own.max_entry, best);
-    if (proposals) token_block_max(&first_entry, first_race.entry());
     const token_row_results row_results = combine_row(bad, need_hist);
     if (row_results.flag) {
       write_bad();
@@ -329,13 +331,12 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     }
   };
   // The token of a race's winning chunk (`entry`; 0: none): its kept weights again (the same lanes,
-  // the same sums), then the inverse CDF of its second Philox word, one lane walking the chunk in
-  // index order. Called by a whole warp, whose first lane writes the token to `out` (and its value
-  // to `out_value`, when given). `second`: the retry's second proposal, whose words are 2 and 3 of
-  // the chunk's draw.
-  auto pick = [&](unsigned long long entry, std::uint32_t floor, token_draw draw, std::int32_t* out,
-                  bool second = false, float* out_value = nullptr) {
-    const std::uint64_t base = token_draw_base(draw);
+  // the same sums), then the inverse CDF of Philox word `word` of the chunk's pick draw
+  // (token_pick_base), one lane walking the chunk in index order. Called by a whole warp, whose
+  // first lane writes the token to `out` (and its value to `out_value`, when given).
+  auto pick = [&](unsigned long long entry, std::uint32_t floor, token_draw draw, std::int32_t* out, int word = 1,
+                  float* out_value = nullptr) {
+    const std::uint64_t base = token_pick_base(draw);
     if (entry == 0) {
       if (lane_id() == 0) *out = -1;
       return;
@@ -349,7 +350,9 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     keep(v, count, false, floor, 0u, kept, sc, draw);
     const token_chunk c = token_octet_chunk(kept, sc, v, raw);
     const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
-    const float target = static_cast<float>(words.x[second ? 3 : 1]) * 0x1p-32f * c.w;
+    // A select, not an index: an array indexed at run time would live in local memory.
+    const std::uint32_t u = word == 0 ? words.x[0] : word == 1 ? words.x[1] : word == 2 ? words.x[2] : words.x[3];
+    const float target = static_cast<float>(u) * 0x1p-32f * c.w;
     float run = 0.0f;
     int chosen = -1, last = -1;
     float chosen_v = 0.0f, last_v = 0.0f;
@@ -375,12 +378,16 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       if (out_value != nullptr) *out_value = chosen >= 0 ? chosen_v : last_v;
     }
   };
-  // The first proposal's token (it needs no threshold): picked by the last warp now, so that its
-  // reads overlap the thresholds' work; settled below, after the barriers between.
-  __shared__ std::int32_t picked[3];
-  __shared__ float picked_value[3];
-  if (proposals && warp_id() == token_threads / 32 - 1) {
-    pick(first_entry, 0u, token_draw::first, &picked[0], false, &picked_value[0]);
+  // The first proposals' tokens (they need no threshold): picked by the last four warps now, so
+  // that their reads overlap the thresholds' work; settled below, after the barriers between.
+  // picked[4] and [5]: the retry's, none until it runs.
+  constexpr int proposal_count = token_first_proposals + 2;
+  __shared__ std::int32_t picked[proposal_count];
+  __shared__ float picked_value[proposal_count];
+  if (proposals) {
+    const int i = warp_id() - (token_threads / 32 - token_first_proposals);
+    if (i >= 0) pick(first_entries[i], 0u, token_draw::first, &picked[i], i, &picked_value[i]);
+    if (threadIdx.x == 0) picked[token_first_proposals] = picked[token_first_proposals + 1] = -1;
   }
 
   // The thresholds: either the collect range [lo, hi] of bins (fast) or tau itself (refined).
@@ -499,19 +506,20 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
                         bool join) { batch.hold(round, chunk, token_octet_chunk(kept, sc, v, raw), join); };
   auto race_held = [&] { batch.flush(race, seed, offset); };
 
-  // The proposals (token_sampler.hpp; top-p rows of probabilities at T = 1 without top-k): P1,
-  // drawn in pass 1 from every token of weight, then P2 and P3, drawn in the retry pass from
-  // K' = {bin(key) >= lo} (and min-p), lo the bin that holds tau, so K' is a superset of K. The
-  // first proposal in K is the row's token: each comes from its set in proportion to the
-  // weights, so given that it lies in K it is an exact draw from K, and the final draw from K
-  // (pass 2) only decides when all three miss. A proposal above the sure floor is in K whatever
-  // tau is; the retry pass also counts bin lo's 2048 sub-bins, which places tau in one of them
-  // and settles nearly every proposal without pass 2.
+  // The proposals (token_sampler.hpp; top-p rows of probabilities at T = 1 without top-k): P1 to
+  // P4, drawn in pass 1 from every token of weight, then, only when none of them lies in
+  // K' = {bin(key) >= lo} (and min-p), lo the bin that holds tau, P5 and P6, drawn from K' in the
+  // retry pass. K' is a superset of K. The first proposal in K is the row's token: each comes from
+  // its set in proportion to the weights, so given that it lies in K it is an exact draw from K,
+  // and whether the retry runs depends on P1 to P4 alone; the final draw from K (pass 2) only
+  // decides when all miss. A proposal above the sure floor is in K whatever tau is, one below the
+  // floor of K's candidates is not; for one between, a pass counts bin lo's 2048 sub-bins, which
+  // places tau in one of them and settles nearly every proposal without pass 2.
   using proposal = token_proposal;
-  // The proposals live in shared memory (registers are short in the passes between): P1, P2, P3.
-  __shared__ proposal proposed[3];
-  // After the picks into picked[i] and picked_value[i] by warp i - first (first lanes): the
-  // proposals, written by those lanes and read by all after the barrier.
+  // The proposals live in shared memory (registers are short in the passes between).
+  __shared__ proposal proposed[proposal_count];
+  // After the picks into picked[i] and picked_value[i]: the proposals first .. first + count - 1,
+  // written by the first lanes of warps 0 .. count - 1 and read by all after the barrier.
   auto settle = [&](int first, int count) {
     const int i = first + warp_id();
     if (warp_id() < count && lane_id() == 0) {
@@ -529,10 +537,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const std::uint32_t out_floor = collect_floor < sure_floor ? collect_floor : sure_floor;  // keys below: surely out
   const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
   __shared__ unsigned long long retry_entries[2];
-  // The retry pass: P2 and P3 race over K', and bin lo's sub-bins are counted and the one holding
-  // tau found (token_mass_search, into st.found_sub). Called from one place only, so that it is
-  // inlined (a call would spill the kernel's live registers).
-  auto run_retry = [&] {
+  // The retry pass: bin lo's sub-bins are counted and the one holding tau found
+  // (token_mass_search, into st.found_sub); with `draws`, P5 and P6 also race over K'. Called from
+  // one place only, so that it is inlined (a call would spill the kernel's live registers).
+  auto run_retry = [&](bool draws) {
     if (threadIdx.x == 0) retry_entries[0] = retry_entries[1] = 0;
     for (int i = threadIdx.x; i < token_bins; i += token_threads) sm.sub.count[i] = 0, sm.sub.mass[i] = 0;
     __syncthreads();
@@ -542,6 +550,17 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // Proposals are made for probabilities at T = 1 only: the raw kind's arithmetic.
     token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
       constexpr bool whole = decltype(full)::value;
+      if (!draws) {  // the sub-bins alone: a few operations per token
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const std::uint32_t key = token_key(v[q]);
+          if ((whole || q < n) && token_bin(key) == lo) {
+            atomicAdd(&sm.sub.count[(key >> 10) & (token_bins - 1)], 1u);
+            atomicAdd(&sm.sub.mass[(key >> 10) & (token_bins - 1)], token_bin_mass(v[q], lo_top, rule, token_raw_kind{}));
+          }
+        }
+        return;
+      }
       bool kept[4];
       const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
@@ -557,36 +576,51 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
         retry_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, v, true), true);
       }
-    }, [&] { retry_batch.flush_pair(races[0], races[1], seed, offset, token_draw_base(token_draw::retry)); }, slice);
+    }, [&] {
+      retry_batch.flush_each<2, 2>(seed, offset, token_draw_base(token_draw::retry),
+                                   [&](int i, std::int32_t chunk, float score) { races[i].run(chunk, score); });
+    }, slice);
     token_block_max(&retry_entries[0], races[0].entry());
     token_block_max(&retry_entries[1], races[1].entry());
     __syncthreads();
     blocks::sum_arrays(sm.sub.count, sm.sub.mass, token_bins, token_sub_scratch(sm), retry_entries, 2);
     token_mass_search(sm, st, lo, p_target, u_max, rule);
-    if (warp_id() == 0) pick(retry_entries[0], retry_floor, token_draw::retry, &picked[1], false, &picked_value[1]);
-    if (warp_id() == 1) pick(retry_entries[1], retry_floor, token_draw::retry, &picked[2], true, &picked_value[2]);
-    settle(1, 2);
+    constexpr int p5 = token_first_proposals;
+    if (draws && warp_id() == 0) pick(retry_entries[0], retry_floor, token_draw::retry, &picked[p5], 1, &picked_value[p5]);
+    if (draws && warp_id() == 1) pick(retry_entries[1], retry_floor, token_draw::retry, &picked[p5 + 1], 3, &picked_value[p5 + 1]);
+    settle(p5, draws ? 2 : 0);  // its barrier also publishes st.found_sub
   };
   if (proposals) {
-    settle(0, 1);
-    if (!in_k(proposed[0], sure_floor)) run_retry();
+    settle(0, proposal_count);  // P5 and P6 as none until the retry draws them
+    bool retry = true;  // no pass-1 proposal lies in K'
+    for (int i = 0; i < token_first_proposals; ++i) retry = retry && !in_k(proposed[i], retry_floor);
+    // 1 in K, 0 out, -1 not known yet; with `subs` (bin lo's sub-bins counted), tau lies in
+    // sub-bin found_sub of bin lo: keys above it are in K, keys below it out.
+    auto verdict = [&](const proposal& p, bool subs) {
+      if (p.token < 0 || !p.min_p) return 0;
+      if (p.key >= sure_floor) return 1;
+      if (p.key < out_floor) return 0;
+      if (!subs) return -1;
+      const std::uint32_t sub_first = retry_floor | (static_cast<std::uint32_t>(st.found_sub) << 10);
+      if (p.key > sub_first + 1023u) return 1;
+      if (p.key < sub_first) return 0;
+      return -1;
+    };
+    // The pass-1 proposals are settled in order; the sub-bins are counted (without draws) only
+    // when the first that is not surely out is not surely in either.
+    bool subs = retry;
+    if (!retry && !want_mass) {
+      for (int i = 0; i < token_first_proposals; ++i) {
+        const int known = verdict(proposed[i], false);
+        subs = known < 0;
+        if (known != 0) break;
+      }
+    }
+    if (subs) run_retry(retry);
     // Rows with optional outputs need pass 2's kept mass anyway: they settle the proposals at the end.
     if (!want_mass) {
-      if (in_k(proposed[0], sure_floor)) {
-        if (leader && threadIdx.x == 0) a.tokens[r] = proposed[0].token;
-        return;
-      }
-      // tau lies in sub-bin found_sub of bin lo: keys above it are in K, keys below it out.
-      const std::uint32_t sub_first = retry_floor | (static_cast<std::uint32_t>(st.found_sub) << 10);
-      const std::uint32_t sub_last = sub_first + 1023u;
-      auto verdict = [&](const proposal& p) {  // 1 in K, 0 out, -1 not known before pass 2
-        if (p.token < 0 || !p.min_p) return 0;
-        if (p.key >= sure_floor || p.key > sub_last) return 1;
-        if (p.key < out_floor || p.key < sub_first) return 0;
-        return -1;
-      };
-      for (int i = 0; i < 3; ++i) {
-        const int known = verdict(proposed[i]);
+      for (int i = retry ? token_first_proposals : 0; i < (retry ? proposal_count : token_first_proposals); ++i) {
+        const int known = verdict(proposed[i], subs);
         if (known == 1) {
           if (leader && threadIdx.x == 0) a.tokens[r] = proposed[i].token;
           return;
@@ -809,7 +843,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   __syncthreads();
   std::int32_t token = st.first_p;
   if (proposals) {
-    for (int i = 0; i < 3; ++i) {  // the first in K (P2 and P3 exist when P1 is not)
+    for (int i = 0; i < proposal_count; ++i) {  // the first in K (P5 and P6 exist when P1 to P4 are not)
       if (in_k(proposed[i], tau)) {
         token = proposed[i].token;
         break;
