@@ -9,17 +9,19 @@
 //   unique             drop consecutive duplicates (operator==); unique_by_key keeps the values
 //                      of the kept keys
 //
-// All are stable (kept items keep their input order) and run in a single pass over the input
-// with the scan engine's decoupled look-back; options.strategy = three_step runs the textbook
-// flags / exclusive scan / scatter version instead. Pointers are device pointers; `n` is a 64-bit
-// count (beyond 2^32 too); work is enqueued on `stream` without synchronising. The number of
-// selected items is written to device memory at `d_count` (never null; 0 for n == 0). Each
-// function has a `*_count_host` variant that returns the count instead: it SYNCHRONISES, waiting
-// for `stream` to finish. out == in (in place) is allowed for select and unique; partition outputs
-// may not overlap the input or each other; any partial overlap, a negative n, a null pointer with
-// n > 0 or a null d_count throws scankit::error before anything is enqueued; CUDA failures throw
-// scankit::cuda_error. With `ws == nullptr` temporary storage is taken and returned stream-ordered
-// (cudaMallocAsync); pass a scankit::workspace to reuse it across calls.
+// All are stable (kept items keep their input order) and run in a single pass over the input with
+// the scan engine's decoupled look-back; options.strategy = three_step runs the textbook flags /
+// exclusive scan / scatter version instead. Pointers are device pointers; `n` is a 64-bit count
+// (beyond 2^32 too), or a scankit::device_n (a count in device memory, such as an earlier call's
+// d_count, with a host bound; single pass only; device_n.hpp); work is enqueued on `stream` without
+// synchronising. The number of selected items is written to device memory at `d_count` (never null;
+// 0 for n == 0). Each function has a `*_count_host` variant that returns the count instead: it
+// SYNCHRONISES, waiting for `stream` to finish. out == in (in place) is allowed for select and
+// unique; partition outputs may not overlap the input or each other; any partial overlap, a
+// negative n, a null pointer with n > 0 or a null d_count throws scankit::error before anything is
+// enqueued; CUDA failures throw scankit::cuda_error. With `ws == nullptr` temporary storage is
+// taken and returned stream-ordered (cudaMallocAsync); pass a scankit::workspace to reuse it across
+// calls.
 //
 // Precompiled: select_flagged for 1-, 2-, 4-, 8- and 16-byte items (every integer type, float,
 // double, item16) with uint8_t or bool flags; select_if with keep_in_range for int32, uint32,
@@ -36,6 +38,7 @@
 #include <cuda_runtime_api.h>
 
 #include "scankit/compact_options.hpp"
+#include "scankit/device_n.hpp"
 #include "scankit/error.hpp"
 #include "scankit/workspace.hpp"
 
@@ -47,8 +50,10 @@ namespace scankit {
 #define SCANKIT_DECLARE_SELECT_FLAGGED(T, F)                                                                   \
   void select_flagged(const T* in, const F* flags, T* out, std::int64_t* d_count, std::int64_t n,              \
                       SCANKIT_COMPACT_TAIL);                                                                   \
+  void select_flagged(const T* in, const F* flags, T* out, std::int64_t* d_count, device_n n,                  \
+                      SCANKIT_COMPACT_TAIL);                                                                   \
   std::int64_t select_flagged_count_host(const T* in, const F* flags, T* out, std::int64_t n, SCANKIT_COMPACT_TAIL);
-#define SCANKIT_DECLARE_SELECT_FLAGGED_BOTH(T) \
+#define SCANKIT_DECLARE_SELECT_FLAGGED_BOTH(T)                                                                 \
   SCANKIT_DECLARE_SELECT_FLAGGED(T, std::uint8_t) SCANKIT_DECLARE_SELECT_FLAGGED(T, bool)
 SCANKIT_DECLARE_SELECT_FLAGGED_BOTH(std::int8_t)
 SCANKIT_DECLARE_SELECT_FLAGGED_BOTH(std::uint8_t)
@@ -67,6 +72,7 @@ SCANKIT_DECLARE_SELECT_FLAGGED_BOTH(item16)
 // ---- select_if ------------------------------------------------------------------------------
 #define SCANKIT_DECLARE_SELECT_IF(T, P)                                                                        \
   void select_if(const T* in, T* out, std::int64_t* d_count, std::int64_t n, P<T> pred, SCANKIT_COMPACT_TAIL); \
+  void select_if(const T* in, T* out, std::int64_t* d_count, device_n n, P<T> pred, SCANKIT_COMPACT_TAIL);     \
   std::int64_t select_if_count_host(const T* in, T* out, std::int64_t n, P<T> pred, SCANKIT_COMPACT_TAIL);
 SCANKIT_DECLARE_SELECT_IF(std::int32_t, keep_in_range)
 SCANKIT_DECLARE_SELECT_IF(std::uint32_t, keep_in_range)
@@ -82,9 +88,11 @@ SCANKIT_DECLARE_SELECT_IF(double, keep_not_nan)
 #define SCANKIT_DECLARE_SELECT_BY_STENCIL(T, S)                                                                \
   void select_by_stencil(const T* in, const S* stencil, T* out, std::int64_t* d_count, std::int64_t n,         \
                          keep_in_range<S> pred, SCANKIT_COMPACT_TAIL);                                         \
-  std::int64_t select_by_stencil_count_host(const T* in, const S* stencil, T* out, std::int64_t n,            \
+  void select_by_stencil(const T* in, const S* stencil, T* out, std::int64_t* d_count, device_n n,             \
+                         keep_in_range<S> pred, SCANKIT_COMPACT_TAIL);                                         \
+  std::int64_t select_by_stencil_count_host(const T* in, const S* stencil, T* out, std::int64_t n,             \
                                             keep_in_range<S> pred, SCANKIT_COMPACT_TAIL);
-#define SCANKIT_DECLARE_SELECT_BY_STENCIL_BOTH(T) \
+#define SCANKIT_DECLARE_SELECT_BY_STENCIL_BOTH(T)                                                              \
   SCANKIT_DECLARE_SELECT_BY_STENCIL(T, float) SCANKIT_DECLARE_SELECT_BY_STENCIL(T, double)
 SCANKIT_DECLARE_SELECT_BY_STENCIL_BOTH(std::int32_t)
 SCANKIT_DECLARE_SELECT_BY_STENCIL_BOTH(std::uint32_t)
@@ -99,11 +107,15 @@ SCANKIT_DECLARE_SELECT_BY_STENCIL_BOTH(double)
 #define SCANKIT_DECLARE_PARTITION_IF(T)                                                                        \
   void partition_if(const T* in, T* out, std::int64_t* d_count, std::int64_t n, keep_in_range<T> pred,         \
                     SCANKIT_COMPACT_TAIL);                                                                     \
+  void partition_if(const T* in, T* out, std::int64_t* d_count, device_n n, keep_in_range<T> pred,             \
+                    SCANKIT_COMPACT_TAIL);                                                                     \
   void partition_if(const T* in, T* out_selected, T* out_rejected, std::int64_t* d_count, std::int64_t n,      \
                     keep_in_range<T> pred, SCANKIT_COMPACT_TAIL);                                              \
-  std::int64_t partition_if_count_host(const T* in, T* out, std::int64_t n, keep_in_range<T> pred,            \
+  void partition_if(const T* in, T* out_selected, T* out_rejected, std::int64_t* d_count, device_n n,          \
+                    keep_in_range<T> pred, SCANKIT_COMPACT_TAIL);                                              \
+  std::int64_t partition_if_count_host(const T* in, T* out, std::int64_t n, keep_in_range<T> pred,             \
                                        SCANKIT_COMPACT_TAIL);                                                  \
-  std::int64_t partition_if_count_host(const T* in, T* out_selected, T* out_rejected, std::int64_t n,         \
+  std::int64_t partition_if_count_host(const T* in, T* out_selected, T* out_rejected, std::int64_t n,          \
                                        keep_in_range<T> pred, SCANKIT_COMPACT_TAIL);
 SCANKIT_DECLARE_PARTITION_IF(std::uint32_t)
 SCANKIT_DECLARE_PARTITION_IF(float)
@@ -112,6 +124,7 @@ SCANKIT_DECLARE_PARTITION_IF(float)
 // ---- unique, unique_by_key ------------------------------------------------------------------
 #define SCANKIT_DECLARE_UNIQUE(T)                                                                              \
   void unique(const T* in, T* out, std::int64_t* d_count, std::int64_t n, SCANKIT_COMPACT_TAIL);               \
+  void unique(const T* in, T* out, std::int64_t* d_count, device_n n, SCANKIT_COMPACT_TAIL);                   \
   std::int64_t unique_count_host(const T* in, T* out, std::int64_t n, SCANKIT_COMPACT_TAIL);
 SCANKIT_DECLARE_UNIQUE(std::int32_t)
 SCANKIT_DECLARE_UNIQUE(std::uint32_t)
@@ -124,11 +137,13 @@ SCANKIT_DECLARE_UNIQUE(double)
 #define SCANKIT_DECLARE_UNIQUE_BY_KEY(K, V)                                                                    \
   void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_out, std::int64_t* d_count,  \
                      std::int64_t n, SCANKIT_COMPACT_TAIL);                                                    \
+  void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_out, std::int64_t* d_count,  \
+                     device_n n, SCANKIT_COMPACT_TAIL);                                                        \
   std::int64_t unique_by_key_count_host(const K* keys_in, const V* values_in, K* keys_out, V* values_out,      \
                                         std::int64_t n, SCANKIT_COMPACT_TAIL);
-#define SCANKIT_DECLARE_UNIQUE_BY_KEY_32(K) \
+#define SCANKIT_DECLARE_UNIQUE_BY_KEY_32(K)                                                                    \
   SCANKIT_DECLARE_UNIQUE_BY_KEY(K, std::int32_t) SCANKIT_DECLARE_UNIQUE_BY_KEY(K, std::uint32_t) SCANKIT_DECLARE_UNIQUE_BY_KEY(K, float)
-#define SCANKIT_DECLARE_UNIQUE_BY_KEY_64(K) \
+#define SCANKIT_DECLARE_UNIQUE_BY_KEY_64(K)                                                                    \
   SCANKIT_DECLARE_UNIQUE_BY_KEY(K, std::int64_t) SCANKIT_DECLARE_UNIQUE_BY_KEY(K, std::uint64_t) SCANKIT_DECLARE_UNIQUE_BY_KEY(K, double)
 SCANKIT_DECLARE_UNIQUE_BY_KEY_32(std::int32_t)
 SCANKIT_DECLARE_UNIQUE_BY_KEY_32(std::uint32_t)

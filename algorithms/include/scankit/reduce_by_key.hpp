@@ -5,14 +5,16 @@
 //   reduce_by_key(keys, values, unique_keys, aggregates, runs, n, op, stream, ws);
 //
 // `runs` points to one std::int64_t in device memory: the number of runs r; unique_keys[0..r) and
-// aggregates[0..r) are written, nothing after them. Keys: 32- and 64-bit integers, equal when
-// their bits are; values: int32, int64, float, double; operators: scan_op::plus, maximum, minimum
-// (others, user types, key comparisons and iterators: scankit/device/reduce_by_key.cuh, nvcc).
-// n < 2^32. The outputs must not overlap the inputs or each other: unique_keys and aggregates need
-// room for r items each and may sit side by side in one allocation sized for r. Since r is found on
-// the device, the checks before the launch see only part of that: an output whose first n items
-// reach an input, or outputs (and `runs`) that share their first item, are refused. Bad arguments
-// throw scankit::error before anything is enqueued; work is enqueued on `stream`.
+// aggregates[0..r) are written, nothing after them. Keys: 32- and 64-bit integers, equal when their
+// bits are; values: int32, int64, float, double; operators: scan_op::plus, maximum, minimum
+// (others, user types, key comparisons and iterators: scankit/device/reduce_by_key.cuh, nvcc). n <
+// 2^32; n may also be a scankit::device_n (a count in device memory with a host bound, such as an
+// earlier call's count; device_n.hpp). The outputs must not overlap the inputs or each other:
+// unique_keys and aggregates need room for r items each and may sit side by side in one allocation
+// sized for r. Since r is found on the device, the checks before the launch see only part of that:
+// an output whose first n items reach an input, or outputs (and `runs`) that share their first
+// item, are refused. Bad arguments throw scankit::error before anything is enqueued; work is
+// enqueued on `stream`.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +22,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_n.hpp"
 #include "scankit/error.hpp"
 #include "scankit/scan_options.hpp"
 #include "scankit/workspace.hpp"
@@ -29,6 +32,9 @@ namespace scankit {
 #define SCANKIT_DECLARE_REDUCE_BY_KEY(K, T)                                                                 \
   void reduce_by_key(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs,     \
                      std::int64_t n, scan_op op = scan_op::plus, cudaStream_t stream = nullptr,             \
+                     workspace* ws = nullptr);                                                              \
+  void reduce_by_key(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs,     \
+                     device_n n, scan_op op = scan_op::plus, cudaStream_t stream = nullptr,                 \
                      workspace* ws = nullptr);
 
 #define SCANKIT_DECLARE_REDUCE_BY_KEY_VALUES(T)                                                             \

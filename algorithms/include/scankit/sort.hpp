@@ -23,7 +23,9 @@
 // integer keys (half and bfloat16 in the raw-bit order) over every bit: those are counting sorts,
 // which count every key value and write each one's run (equal keys are then the same bits).
 //
-// Pointers are device pointers; n is a 64-bit count; work is enqueued on `stream` without
+// Pointers are device pointers; n is a 64-bit count, or a scankit::device_n (a count in device
+// memory with a host bound, read when the sort runs; it takes the radix sort's onesweep passes,
+// never the counting sort or reduce_then_scan; device_n.hpp); work is enqueued on `stream` without
 // synchronising. A negative n, a null array with n > 0, arrays that overlap, or a bit range
 // outside the key throws scankit::error before anything is enqueued; CUDA failures throw
 // scankit::cuda_error. With ws == nullptr temporary storage is taken and returned stream-ordered.
@@ -40,6 +42,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_n.hpp"
 #include "scankit/double_buffer.hpp"
 #include "scankit/error.hpp"
 #include "scankit/sort_options.hpp"
@@ -49,16 +52,21 @@ namespace scankit {
 
 #define SCANKIT_SORT_TAIL cudaStream_t stream = nullptr, workspace *ws = nullptr, const sort_options &options = {}
 
-#define SCANKIT_DECLARE_SORT_KEYS(K)                                                                        \
-  void sort_keys(const K* keys_in, K* keys_out, std::int64_t n, SCANKIT_SORT_TAIL);                         \
-  void sort_keys(double_buffer<K>& keys, std::int64_t n, SCANKIT_SORT_TAIL);                                \
-  std::size_t sort_keys_workspace_bytes(const K* keys_in, std::int64_t n, const sort_options& options = {}); \
+#define SCANKIT_DECLARE_SORT_KEYS(K)                                                                             \
+  void sort_keys(const K* keys_in, K* keys_out, std::int64_t n, SCANKIT_SORT_TAIL);                              \
+  void sort_keys(const K* keys_in, K* keys_out, device_n n, SCANKIT_SORT_TAIL);                                  \
+  void sort_keys(double_buffer<K>& keys, std::int64_t n, SCANKIT_SORT_TAIL);                                     \
+  void sort_keys(double_buffer<K>& keys, device_n n, SCANKIT_SORT_TAIL);                                         \
+  std::size_t sort_keys_workspace_bytes(const K* keys_in, std::int64_t n, const sort_options& options = {});     \
   std::size_t sort_keys_workspace_bytes(const double_buffer<K>& keys, std::int64_t n, const sort_options& options = {});
 
 #define SCANKIT_DECLARE_SORT_PAIRS(K, V)                                                                         \
   void sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n,              \
                   SCANKIT_SORT_TAIL);                                                                            \
+  void sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, device_n n,                  \
+                  SCANKIT_SORT_TAIL);                                                                            \
   void sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int64_t n, SCANKIT_SORT_TAIL);          \
+  void sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, device_n n, SCANKIT_SORT_TAIL);              \
   std::size_t sort_pairs_workspace_bytes(const K* keys_in, const V* values_in, std::int64_t n,                   \
                                          const sort_options& options = {});                                      \
   std::size_t sort_pairs_workspace_bytes(const double_buffer<K>& keys, const double_buffer<V>& values,           \
@@ -66,18 +74,19 @@ namespace scankit {
 
 #define SCANKIT_DECLARE_ARGSORT(K, I)                                                                            \
   void argsort(const K* keys_in, K* keys_out, I* indices_out, std::int64_t n, SCANKIT_SORT_TAIL);                \
+  void argsort(const K* keys_in, K* keys_out, I* indices_out, device_n n, SCANKIT_SORT_TAIL);                    \
   std::size_t argsort_workspace_bytes(const K* keys_in, const K* keys_out, const I* indices_out, std::int64_t n, \
                                       const sort_options& options = {});
 
-#define SCANKIT_DECLARE_SORT_FOR_KEY(K)          \
-  SCANKIT_DECLARE_SORT_KEYS(K)                   \
-  SCANKIT_DECLARE_SORT_PAIRS(K, std::int32_t)    \
-  SCANKIT_DECLARE_SORT_PAIRS(K, std::uint32_t)   \
-  SCANKIT_DECLARE_SORT_PAIRS(K, float)           \
-  SCANKIT_DECLARE_SORT_PAIRS(K, std::int64_t)    \
-  SCANKIT_DECLARE_SORT_PAIRS(K, std::uint64_t)   \
-  SCANKIT_DECLARE_SORT_PAIRS(K, double)          \
-  SCANKIT_DECLARE_ARGSORT(K, std::int32_t)       \
+#define SCANKIT_DECLARE_SORT_FOR_KEY(K)                                                                          \
+  SCANKIT_DECLARE_SORT_KEYS(K)                                                                                   \
+  SCANKIT_DECLARE_SORT_PAIRS(K, std::int32_t)                                                                    \
+  SCANKIT_DECLARE_SORT_PAIRS(K, std::uint32_t)                                                                   \
+  SCANKIT_DECLARE_SORT_PAIRS(K, float)                                                                           \
+  SCANKIT_DECLARE_SORT_PAIRS(K, std::int64_t)                                                                    \
+  SCANKIT_DECLARE_SORT_PAIRS(K, std::uint64_t)                                                                   \
+  SCANKIT_DECLARE_SORT_PAIRS(K, double)                                                                          \
+  SCANKIT_DECLARE_ARGSORT(K, std::int32_t)                                                                       \
   SCANKIT_DECLARE_ARGSORT(K, std::int64_t)
 
 SCANKIT_DECLARE_SORT_FOR_KEY(std::int8_t)

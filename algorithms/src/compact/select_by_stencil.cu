@@ -9,14 +9,19 @@
     device::select_by_stencil(precompiled::as_bits(in), stencil, precompiled::as_bits(out), d_count, n, pred,   \
                               stream, ws, options);                                                             \
   }                                                                                                             \
-  std::int64_t select_by_stencil_count_host(const T* in, const S* stencil, T* out, std::int64_t n,             \
+  void select_by_stencil(const T* in, const S* stencil, T* out, std::int64_t* d_count, device_n n,              \
+                         keep_in_range<S> pred, cudaStream_t stream, workspace* ws, const compact_options& options) { \
+    device::select_by_stencil(precompiled::as_bits(in), stencil, precompiled::as_bits(out), d_count, n, pred,   \
+                              stream, ws, options);                                                             \
+  }                                                                                                             \
+  std::int64_t select_by_stencil_count_host(const T* in, const S* stencil, T* out, std::int64_t n,              \
                                             keep_in_range<S> pred, cudaStream_t stream, workspace* ws,          \
                                             const compact_options& options) {                                   \
     return device::select_by_stencil_count_host(precompiled::as_bits(in), stencil, precompiled::as_bits(out), n, \
                                                 pred, stream, ws, options);                                     \
   }                                                                                                             \
   }
-#define SCANKIT_DEFINE_SELECT_BY_STENCIL_BOTH(T) \
+#define SCANKIT_DEFINE_SELECT_BY_STENCIL_BOTH(T)                                                                \
   SCANKIT_DEFINE_SELECT_BY_STENCIL(T, float) SCANKIT_DEFINE_SELECT_BY_STENCIL(T, double)
 
 SCANKIT_DEFINE_SELECT_BY_STENCIL_BOTH(std::int32_t)

@@ -7,7 +7,12 @@
   void select_flagged(const T* in, const F* flags, T* out, std::int64_t* d_count, std::int64_t n,               \
                       cudaStream_t stream, workspace* ws, const compact_options& options) {                     \
     device::select_flagged(precompiled::as_bits(in), reinterpret_cast<const std::uint8_t*>(flags),              \
-                           precompiled::as_bits(out), d_count, n, stream, ws, options);                          \
+                           precompiled::as_bits(out), d_count, n, stream, ws, options);                         \
+  }                                                                                                             \
+  void select_flagged(const T* in, const F* flags, T* out, std::int64_t* d_count, device_n n,                   \
+                      cudaStream_t stream, workspace* ws, const compact_options& options) {                     \
+    device::select_flagged(precompiled::as_bits(in), reinterpret_cast<const std::uint8_t*>(flags),              \
+                           precompiled::as_bits(out), d_count, n, stream, ws, options);                         \
   }                                                                                                             \
   std::int64_t select_flagged_count_host(const T* in, const F* flags, T* out, std::int64_t n, cudaStream_t stream, \
                                          workspace* ws, const compact_options& options) {                       \
@@ -15,7 +20,7 @@
                                              precompiled::as_bits(out), n, stream, ws, options);                \
   }                                                                                                             \
   }
-#define SCANKIT_DEFINE_SELECT_FLAGGED_BOTH(T) \
+#define SCANKIT_DEFINE_SELECT_FLAGGED_BOTH(T)                                                                   \
   SCANKIT_DEFINE_SELECT_FLAGGED(T, std::uint8_t) SCANKIT_DEFINE_SELECT_FLAGGED(T, bool)
 
 SCANKIT_DEFINE_SELECT_FLAGGED_BOTH(std::int8_t)

@@ -7,6 +7,10 @@
                  workspace* ws, const compact_options& options) {                                               \
     device::select_if(in, out, d_count, n, pred, stream, ws, options);                                          \
   }                                                                                                             \
+  void select_if(const T* in, T* out, std::int64_t* d_count, device_n n, P<T> pred, cudaStream_t stream,        \
+                 workspace* ws, const compact_options& options) {                                               \
+    device::select_if(in, out, d_count, n, pred, stream, ws, options);                                          \
+  }                                                                                                             \
   std::int64_t select_if_count_host(const T* in, T* out, std::int64_t n, P<T> pred, cudaStream_t stream,        \
                                     workspace* ws, const compact_options& options) {                            \
     return device::select_if_count_host(in, out, n, pred, stream, ws, options);                                 \

@@ -9,7 +9,11 @@
               const compact_options& options) {                                                                 \
     device::unique(reinterpret_cast<const U*>(in), reinterpret_cast<U*>(out), d_count, n, stream, ws, options); \
   }                                                                                                             \
-  std::int64_t unique_count_host(const T* in, T* out, std::int64_t n, cudaStream_t stream, workspace* ws,      \
+  void unique(const T* in, T* out, std::int64_t* d_count, device_n n, cudaStream_t stream, workspace* ws,       \
+              const compact_options& options) {                                                                 \
+    device::unique(reinterpret_cast<const U*>(in), reinterpret_cast<U*>(out), d_count, n, stream, ws, options); \
+  }                                                                                                             \
+  std::int64_t unique_count_host(const T* in, T* out, std::int64_t n, cudaStream_t stream, workspace* ws,       \
                                  const compact_options& options) {                                              \
     return device::unique_count_host(reinterpret_cast<const U*>(in), reinterpret_cast<U*>(out), n, stream, ws,  \
                                      options);                                                                  \

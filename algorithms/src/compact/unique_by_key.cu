@@ -10,6 +10,12 @@
                           precompiled::as_bits(keys_out), precompiled::as_bits(values_out), d_count, n, stream, \
                           ws, options);                                                                         \
   }                                                                                                             \
+  void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_out, std::int64_t* d_count,   \
+                     device_n n, cudaStream_t stream, workspace* ws, const compact_options& options) {          \
+    device::unique_by_key(precompiled::as_bits(keys_in), precompiled::as_bits(values_in),                       \
+                          precompiled::as_bits(keys_out), precompiled::as_bits(values_out), d_count, n, stream, \
+                          ws, options);                                                                         \
+  }                                                                                                             \
   std::int64_t unique_by_key_count_host(const K* keys_in, const V* values_in, K* keys_out, V* values_out,       \
                                         std::int64_t n, cudaStream_t stream, workspace* ws,                     \
                                         const compact_options& options) {                                       \
@@ -18,9 +24,9 @@
                                             stream, ws, options);                                               \
   }                                                                                                             \
   }
-#define SCANKIT_DEFINE_UNIQUE_BY_KEY_32(K) \
+#define SCANKIT_DEFINE_UNIQUE_BY_KEY_32(K)                                                                      \
   SCANKIT_DEFINE_UNIQUE_BY_KEY(K, std::int32_t) SCANKIT_DEFINE_UNIQUE_BY_KEY(K, std::uint32_t) SCANKIT_DEFINE_UNIQUE_BY_KEY(K, float)
-#define SCANKIT_DEFINE_UNIQUE_BY_KEY_64(K) \
+#define SCANKIT_DEFINE_UNIQUE_BY_KEY_64(K)                                                                      \
   SCANKIT_DEFINE_UNIQUE_BY_KEY(K, std::int64_t) SCANKIT_DEFINE_UNIQUE_BY_KEY(K, std::uint64_t) SCANKIT_DEFINE_UNIQUE_BY_KEY(K, double)
 
 SCANKIT_DEFINE_UNIQUE_BY_KEY_32(std::int32_t)

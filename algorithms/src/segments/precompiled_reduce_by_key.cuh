@@ -12,8 +12,8 @@
 namespace scankit::precompiled {
 
 template <class K, class T>
-void reduce_by_key_call(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs, std::int64_t n,
-         scan_op op, cudaStream_t stream, workspace* ws) {
+void reduce_by_key_call(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs,
+                        device_detail::item_count n, scan_op op, cudaStream_t stream, workspace* ws) {
   using S = std::make_signed_t<K>;
   const auto* k = reinterpret_cast<const S*>(keys);
   auto* u = reinterpret_cast<S*>(unique_keys);
@@ -31,13 +31,17 @@ void reduce_by_key_call(const K* keys, const T* values, K* unique_keys, T* aggre
 
 }  // namespace scankit::precompiled
 
-#define SCANKIT_DEFINE_PRECOMPILED_REDUCE_BY_KEY(K, T)                                                         \
-  void reduce_by_key(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs,        \
-                     std::int64_t n, scan_op op, cudaStream_t stream, workspace* ws) {                         \
-    precompiled::reduce_by_key_call(keys, values, unique_keys, aggregates, runs, n, op, stream, ws);            \
+#define SCANKIT_DEFINE_PRECOMPILED_REDUCE_BY_KEY(K, T)                                                        \
+  void reduce_by_key(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs,       \
+                     std::int64_t n, scan_op op, cudaStream_t stream, workspace* ws) {                        \
+    precompiled::reduce_by_key_call(keys, values, unique_keys, aggregates, runs, n, op, stream, ws);          \
+  }                                                                                                           \
+  void reduce_by_key(const K* keys, const T* values, K* unique_keys, T* aggregates, std::int64_t* runs,       \
+                     device_n n, scan_op op, cudaStream_t stream, workspace* ws) {                            \
+    precompiled::reduce_by_key_call(keys, values, unique_keys, aggregates, runs, n, op, stream, ws);          \
   }
 
-#define SCANKIT_DEFINE_PRECOMPILED_REDUCE_BY_KEY_VALUES(T)                                                     \
+#define SCANKIT_DEFINE_PRECOMPILED_REDUCE_BY_KEY_VALUES(T)                                                    \
   namespace scankit {                                                                                         \
   SCANKIT_DEFINE_PRECOMPILED_REDUCE_BY_KEY(std::int32_t, T)                                                   \
   SCANKIT_DEFINE_PRECOMPILED_REDUCE_BY_KEY(std::uint32_t, T)                                                  \

@@ -54,72 +54,106 @@ struct raw_value<void> {
 template <class K, class V = void>
 using policy_for = device::tuned_sort_policy<K, typename raw_value<V>::type>;
 
+// The bodies that a host count and a device_n share.
+template <class K, class V>
+void sort_pairs_in_buffers(double_buffer<K>& keys, double_buffer<V>& values, device_detail::item_count n,
+                           cudaStream_t stream, workspace* ws, const sort_options& options) {
+  auto rv = raw(values);
+  device::sort_pairs<policy_for<K, V>>(keys, rv, n, stream, ws, options);
+  values.selector = rv.selector;
+}
+
+template <class K, class I>
+void argsort_call(const K* keys_in, K* keys_out, I* indices_out, device_detail::item_count n, cudaStream_t stream,
+                  workspace* ws, const sort_options& options) {
+  check_index_fits<I>("scankit::argsort", n.bound);
+  device::argsort<policy_for<K, I>>(keys_in, keys_out, raw(indices_out), n, stream, ws, options);
+}
+
 }  // namespace scankit::precompiled
 
 #define SCANKIT_DEFINE_SORT_KEYS(K)                                                                                   \
-  void sort_keys(const K* keys_in, K* keys_out, std::int64_t n, cudaStream_t stream, workspace* ws,                  \
+  void sort_keys(const K* keys_in, K* keys_out, std::int64_t n, cudaStream_t stream, workspace* ws,                   \
                  const sort_options& options) {                                                                       \
-    using namespace precompiled;                                                                                 \
-    device::sort_keys<policy_for<K>>(keys_in, keys_out, n, stream, ws, options);                                     \
+    using namespace precompiled;                                                                                      \
+    device::sort_keys<policy_for<K>>(keys_in, keys_out, n, stream, ws, options);                                      \
   }                                                                                                                   \
-  void sort_keys(double_buffer<K>& keys, std::int64_t n, cudaStream_t stream, workspace* ws,                         \
+  void sort_keys(const K* keys_in, K* keys_out, device_n n, cudaStream_t stream, workspace* ws,                       \
                  const sort_options& options) {                                                                       \
-    using namespace precompiled;                                                                                 \
-    device::sort_keys<policy_for<K>>(keys, n, stream, ws, options);                                                  \
+    using namespace precompiled;                                                                                      \
+    device::sort_keys<policy_for<K>>(keys_in, keys_out, n, stream, ws, options);                                      \
   }                                                                                                                   \
-  std::size_t sort_keys_workspace_bytes(const K*, std::int64_t n, const sort_options& options) {                     \
-    using namespace precompiled;                                                                                 \
-    return device::sort_workspace_bytes<K, void, policy_for<K>>(n, false, options);                                  \
+  void sort_keys(double_buffer<K>& keys, std::int64_t n, cudaStream_t stream, workspace* ws,                          \
+                 const sort_options& options) {                                                                       \
+    using namespace precompiled;                                                                                      \
+    device::sort_keys<policy_for<K>>(keys, n, stream, ws, options);                                                   \
   }                                                                                                                   \
-  std::size_t sort_keys_workspace_bytes(const double_buffer<K>&, std::int64_t n, const sort_options& options) {      \
-    using namespace precompiled;                                                                                 \
-    return device::sort_workspace_bytes<K, void, policy_for<K>>(n, true, options);                                   \
+  void sort_keys(double_buffer<K>& keys, device_n n, cudaStream_t stream, workspace* ws,                              \
+                 const sort_options& options) {                                                                       \
+    using namespace precompiled;                                                                                      \
+    device::sort_keys<policy_for<K>>(keys, n, stream, ws, options);                                                   \
+  }                                                                                                                   \
+  std::size_t sort_keys_workspace_bytes(const K*, std::int64_t n, const sort_options& options) {                      \
+    using namespace precompiled;                                                                                      \
+    return device::sort_workspace_bytes<K, void, policy_for<K>>(n, false, options);                                   \
+  }                                                                                                                   \
+  std::size_t sort_keys_workspace_bytes(const double_buffer<K>&, std::int64_t n, const sort_options& options) {       \
+    using namespace precompiled;                                                                                      \
+    return device::sort_workspace_bytes<K, void, policy_for<K>>(n, true, options);                                    \
   }
 
 #define SCANKIT_DEFINE_SORT_PAIRS(K, V)                                                                               \
-  void sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n,                  \
-                  cudaStream_t stream, workspace* ws, const sort_options& options) {                                 \
-    using namespace precompiled;                                                                                 \
+  void sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n,                   \
+                  cudaStream_t stream, workspace* ws, const sort_options& options) {                                  \
+    using namespace precompiled;                                                                                      \
     device::sort_pairs<policy_for<K, V>>(keys_in, keys_out, raw(values_in), raw(values_out), n, stream, ws, options); \
   }                                                                                                                   \
-  void sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int64_t n, cudaStream_t stream,             \
-                  workspace* ws, const sort_options& options) {                                                      \
-    using namespace precompiled;                                                                                 \
-    auto rv = raw(values);                                                                                            \
-    device::sort_pairs<policy_for<K, V>>(keys, rv, n, stream, ws, options);                                          \
-    values.selector = rv.selector;                                                                                    \
+  void sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, device_n n,                       \
+                  cudaStream_t stream, workspace* ws, const sort_options& options) {                                  \
+    using namespace precompiled;                                                                                      \
+    device::sort_pairs<policy_for<K, V>>(keys_in, keys_out, raw(values_in), raw(values_out), n, stream, ws, options); \
   }                                                                                                                   \
-  std::size_t sort_pairs_workspace_bytes(const K*, const V*, std::int64_t n, const sort_options& options) {          \
-    using namespace precompiled;                                                                                 \
-    return device::sort_workspace_bytes<K, raw_t<V>, policy_for<K, V>>(n, false, options);                           \
+  void sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int64_t n, cudaStream_t stream,              \
+                  workspace* ws, const sort_options& options) {                                                       \
+    precompiled::sort_pairs_in_buffers(keys, values, n, stream, ws, options);                                         \
   }                                                                                                                   \
-  std::size_t sort_pairs_workspace_bytes(const double_buffer<K>&, const double_buffer<V>&, std::int64_t n,           \
-                                         const sort_options& options) {                                              \
-    using namespace precompiled;                                                                                 \
-    return device::sort_workspace_bytes<K, raw_t<V>, policy_for<K, V>>(n, true, options);                            \
+  void sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, device_n n, cudaStream_t stream,                  \
+                  workspace* ws, const sort_options& options) {                                                       \
+    precompiled::sort_pairs_in_buffers(keys, values, n, stream, ws, options);                                         \
+  }                                                                                                                   \
+  std::size_t sort_pairs_workspace_bytes(const K*, const V*, std::int64_t n, const sort_options& options) {           \
+    using namespace precompiled;                                                                                      \
+    return device::sort_workspace_bytes<K, raw_t<V>, policy_for<K, V>>(n, false, options);                            \
+  }                                                                                                                   \
+  std::size_t sort_pairs_workspace_bytes(const double_buffer<K>&, const double_buffer<V>&, std::int64_t n,            \
+                                         const sort_options& options) {                                               \
+    using namespace precompiled;                                                                                      \
+    return device::sort_workspace_bytes<K, raw_t<V>, policy_for<K, V>>(n, true, options);                             \
   }
 
 #define SCANKIT_DEFINE_ARGSORT(K, I)                                                                                  \
-  void argsort(const K* keys_in, K* keys_out, I* indices_out, std::int64_t n, cudaStream_t stream, workspace* ws,    \
+  void argsort(const K* keys_in, K* keys_out, I* indices_out, std::int64_t n, cudaStream_t stream, workspace* ws,     \
                const sort_options& options) {                                                                         \
-    using namespace precompiled;                                                                                 \
-    check_index_fits<I>("scankit::argsort", n);                                                                       \
-    device::argsort<policy_for<K, I>>(keys_in, keys_out, raw(indices_out), n, stream, ws, options);                  \
+    precompiled::argsort_call(keys_in, keys_out, indices_out, n, stream, ws, options);                                \
   }                                                                                                                   \
-  std::size_t argsort_workspace_bytes(const K*, const K* keys_out, const I*, std::int64_t n,                         \
-                                      const sort_options& options) {                                                 \
-    using namespace precompiled;                                                                                 \
-    return device::sort_workspace_bytes<K, raw_t<I>, policy_for<K, I>>(n, false, options,                           \
+  void argsort(const K* keys_in, K* keys_out, I* indices_out, device_n n, cudaStream_t stream, workspace* ws,         \
+               const sort_options& options) {                                                                         \
+    precompiled::argsort_call(keys_in, keys_out, indices_out, n, stream, ws, options);                                \
+  }                                                                                                                   \
+  std::size_t argsort_workspace_bytes(const K*, const K* keys_out, const I*, std::int64_t n,                          \
+                                      const sort_options& options) {                                                  \
+    using namespace precompiled;                                                                                      \
+    return device::sort_workspace_bytes<K, raw_t<I>, policy_for<K, I>>(n, false, options,                             \
                                                                                      keys_out != nullptr);            \
   }
 
-#define SCANKIT_DEFINE_SORT_FOR_KEY(K)       \
-  SCANKIT_DEFINE_SORT_KEYS(K)                \
-  SCANKIT_DEFINE_SORT_PAIRS(K, std::int32_t)  \
-  SCANKIT_DEFINE_SORT_PAIRS(K, std::uint32_t) \
-  SCANKIT_DEFINE_SORT_PAIRS(K, float)         \
-  SCANKIT_DEFINE_SORT_PAIRS(K, std::int64_t)  \
-  SCANKIT_DEFINE_SORT_PAIRS(K, std::uint64_t) \
-  SCANKIT_DEFINE_SORT_PAIRS(K, double)        \
-  SCANKIT_DEFINE_ARGSORT(K, std::int32_t)     \
+#define SCANKIT_DEFINE_SORT_FOR_KEY(K)                                                                                \
+  SCANKIT_DEFINE_SORT_KEYS(K)                                                                                         \
+  SCANKIT_DEFINE_SORT_PAIRS(K, std::int32_t)                                                                          \
+  SCANKIT_DEFINE_SORT_PAIRS(K, std::uint32_t)                                                                         \
+  SCANKIT_DEFINE_SORT_PAIRS(K, float)                                                                                 \
+  SCANKIT_DEFINE_SORT_PAIRS(K, std::int64_t)                                                                          \
+  SCANKIT_DEFINE_SORT_PAIRS(K, std::uint64_t)                                                                         \
+  SCANKIT_DEFINE_SORT_PAIRS(K, double)                                                                                \
+  SCANKIT_DEFINE_ARGSORT(K, std::int32_t)                                                                             \
   SCANKIT_DEFINE_ARGSORT(K, std::int64_t)

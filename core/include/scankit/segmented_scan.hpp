@@ -20,7 +20,8 @@
 // is not associative once a NaN takes part; a segment holding a NaN gives a NaN or one of its other
 // values, and which one may change with the size, the GPU and from run to run. Filter NaN out first
 // where it matters (or take scankit::arg_max / arg_min, where a NaN beats every number).
-// Pointers are device pointers; `n` is a 64-bit count; work is enqueued on `stream` and the call
+// Pointers are device pointers; `n` is a 64-bit count (by flags and by key also a scankit::device_n,
+// a count in device memory with a host bound; device_n.hpp); work is enqueued on `stream` and the call
 // returns without synchronising. `out == values` (in place) is allowed; any other overlap, with
 // the values, the flags or the keys, is rejected. Bad arguments throw scankit::error before
 // anything is enqueued; CUDA failures throw scankit::cuda_error. With `ws == nullptr` temporary
@@ -32,30 +33,39 @@
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_n.hpp"
 #include "scankit/error.hpp"
 #include "scankit/scan_options.hpp"
 #include "scankit/workspace.hpp"
 
 namespace scankit {
 
-#define SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, K)                                                             \
-  void inclusive_scan_by_key(const K* keys, const T* values, T* out, std::int64_t n, scan_op op = scan_op::plus,   \
-                             cudaStream_t stream = nullptr, workspace* ws = nullptr);                              \
-  void exclusive_scan_by_key(const K* keys, const T* values, T* out, std::int64_t n, T init,                       \
+#define SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, K)                                                               \
+  void inclusive_scan_by_key(const K* keys, const T* values, T* out, std::int64_t n, scan_op op = scan_op::plus,  \
+                             cudaStream_t stream = nullptr, workspace* ws = nullptr);                             \
+  void inclusive_scan_by_key(const K* keys, const T* values, T* out, device_n n, scan_op op = scan_op::plus,      \
+                             cudaStream_t stream = nullptr, workspace* ws = nullptr);                             \
+  void exclusive_scan_by_key(const K* keys, const T* values, T* out, std::int64_t n, T init,                      \
+                             scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr); \
+  void exclusive_scan_by_key(const K* keys, const T* values, T* out, device_n n, T init,                          \
                              scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr);
 
-#define SCANKIT_DECLARE_SEGMENTED_SCAN_BY_OFFSETS(T, O)                                                       \
-  void inclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,   \
+#define SCANKIT_DECLARE_SEGMENTED_SCAN_BY_OFFSETS(T, O)                                                           \
+  void inclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,  \
                                            std::int64_t n, scan_op op = scan_op::plus, cudaStream_t stream = nullptr, \
-                                           workspace* ws = nullptr);                                                \
-  void exclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,   \
-                                           std::int64_t n, T init, scan_op op = scan_op::plus,                      \
+                                           workspace* ws = nullptr);                                              \
+  void exclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,  \
+                                           std::int64_t n, T init, scan_op op = scan_op::plus,                    \
                                            cudaStream_t stream = nullptr, workspace* ws = nullptr);
 
 #define SCANKIT_DECLARE_SEGMENTED_SCAN(T)                                                                         \
   void inclusive_segmented_scan(const T* values, const std::uint8_t* head_flags, T* out, std::int64_t n,          \
                                 scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr); \
+  void inclusive_segmented_scan(const T* values, const std::uint8_t* head_flags, T* out, device_n n,              \
+                                scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr); \
   void exclusive_segmented_scan(const T* values, const std::uint8_t* head_flags, T* out, std::int64_t n, T init,  \
+                                scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr); \
+  void exclusive_segmented_scan(const T* values, const std::uint8_t* head_flags, T* out, device_n n, T init,      \
                                 scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr); \
   SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, std::int32_t)                                                          \
   SCANKIT_DECLARE_SEGMENTED_SCAN_BY_KEY(T, std::uint32_t)                                                         \

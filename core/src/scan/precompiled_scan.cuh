@@ -9,6 +9,7 @@
 
 #include "scankit/device/dispatch/offsets_sum.cuh"
 #include "scankit/device/scan.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/scan.hpp"
 
 namespace scankit::precompiled {
@@ -51,13 +52,20 @@ void with_operator(const char* function, scan_op op, Fn&& fn) {
 
 template <class T>
 void run(const char* function, const T* in, T* out, std::int64_t n, bool exclusive, const T& init, scan_op op,
-         cudaStream_t stream, workspace* ws, const scan_options& options) {
+         cudaStream_t stream, workspace* ws, const scan_options& options, const std::int64_t* n_device = nullptr) {
   device_detail::check_production_options(function, options);
   check_production_shape(function, options);
   with_operator<T>(function, op, [&](auto functor) {
     device_detail::dispatch_scan<production_policy<T>, T, decltype(functor), production_staged<T>>(
-        function, in, out, n, exclusive, init, functor, stream, ws, options);
+        function, in, out, n, exclusive, init, functor, stream, ws, options, n_device);
   });
+}
+
+template <class T>
+void run(const char* function, const T* in, T* out, device_n n, bool exclusive, const T& init, scan_op op,
+         cudaStream_t stream, workspace* ws, const scan_options& options) {
+  detail::check_device_n(function, n);
+  run<T>(function, in, out, n.bound, exclusive, init, op, stream, ws, options, n.count);
 }
 
 template <class T>
@@ -105,5 +113,13 @@ std::size_t exclusive_offsets_sum_workspace_bytes(long long n) {
   }                                                                                                            \
   std::size_t scan_workspace_bytes(const T*, std::int64_t n, const scan_options& options) {                    \
     return precompiled::workspace_bytes<T>(n, options);                                                        \
+  }                                                                                                            \
+  void inclusive_scan(const T* in, T* out, device_n n, scan_op op, cudaStream_t stream, workspace* ws,         \
+                      const scan_options& options) {                                                           \
+    precompiled::run<T>("scankit::inclusive_scan", in, out, n, false, T{}, op, stream, ws, options);           \
+  }                                                                                                            \
+  void exclusive_scan(const T* in, T* out, device_n n, T init, scan_op op, cudaStream_t stream,                \
+                      workspace* ws, const scan_options& options) {                                            \
+    precompiled::run<T>("scankit::exclusive_scan", in, out, n, true, init, op, stream, ws, options);           \
   }                                                                                                            \
   }

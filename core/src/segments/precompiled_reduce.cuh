@@ -11,7 +11,8 @@
 namespace scankit::precompiled {
 
 template <class T>
-void reduce_call(const T* in, T* out, std::int64_t n, T init, scan_op op, cudaStream_t stream, workspace* ws) {
+void reduce_call(const T* in, T* out, device_detail::item_count n, T init, scan_op op, cudaStream_t stream,
+                 workspace* ws) {
   switch (op) {
     case scan_op::plus: return device::reduce<T>(in, out, n, init, plus_op{}, stream, ws);
     case scan_op::maximum: return device::reduce<T>(in, out, n, init, maximum_op{}, stream, ws);
@@ -29,15 +30,24 @@ std::size_t reduce_workspace_bytes_of(std::int64_t n) {
 
 }  // namespace scankit::precompiled
 
-#define SCANKIT_DEFINE_PRECOMPILED_REDUCE(T)                                                                   \
+#define SCANKIT_DEFINE_PRECOMPILED_REDUCE(T)                                                                  \
   namespace scankit {                                                                                         \
   void reduce(const T* in, T* out, std::int64_t n, T init, scan_op op, cudaStream_t stream, workspace* ws) {  \
-    precompiled::reduce_call<T>(in, out, n, init, op, stream, ws);                                             \
+    precompiled::reduce_call<T>(in, out, n, init, op, stream, ws);                                            \
   }                                                                                                           \
-  void arg_min(const T* in, indexed_value<T>* out, std::int64_t n, cudaStream_t stream, workspace* ws) {     \
+  void reduce(const T* in, T* out, device_n n, T init, scan_op op, cudaStream_t stream, workspace* ws) {      \
+    precompiled::reduce_call<T>(in, out, n, init, op, stream, ws);                                            \
+  }                                                                                                           \
+  void arg_min(const T* in, indexed_value<T>* out, std::int64_t n, cudaStream_t stream, workspace* ws) {      \
     device::arg_min(in, out, n, stream, ws);                                                                  \
   }                                                                                                           \
-  void arg_max(const T* in, indexed_value<T>* out, std::int64_t n, cudaStream_t stream, workspace* ws) {     \
+  void arg_min(const T* in, indexed_value<T>* out, device_n n, cudaStream_t stream, workspace* ws) {          \
+    device::arg_min(in, out, n, stream, ws);                                                                  \
+  }                                                                                                           \
+  void arg_max(const T* in, indexed_value<T>* out, std::int64_t n, cudaStream_t stream, workspace* ws) {      \
+    device::arg_max(in, out, n, stream, ws);                                                                  \
+  }                                                                                                           \
+  void arg_max(const T* in, indexed_value<T>* out, device_n n, cudaStream_t stream, workspace* ws) {          \
     device::arg_max(in, out, n, stream, ws);                                                                  \
   }                                                                                                           \
   std::size_t reduce_workspace_bytes(const T*, std::int64_t n) { return precompiled::reduce_workspace_bytes_of<T>(n); } \

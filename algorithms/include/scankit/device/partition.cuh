@@ -55,7 +55,8 @@ void check_partition_copy(const char* function, const In& in, const Selected& se
 namespace scankit::device {
 
 template <class Policy = tuned, class In, class Out, class Pred>
-void partition_if(In in, Out out, std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
+void partition_if(In in, Out out, std::int64_t* d_count, device_detail::item_count n, Pred pred,
+                  cudaStream_t stream = nullptr,
                   workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::partition_if";
   using T = device_detail::iterator_item_t<In>;
@@ -74,8 +75,8 @@ void partition_if(In in, Out out, std::int64_t* d_count, std::int64_t n, Pred pr
 }
 
 template <class Policy = tuned, class In, class Selected, class Rejected, class Pred>
-void partition_if(In in, Selected out_selected, Rejected out_rejected, std::int64_t* d_count, std::int64_t n,
-                  Pred pred, cudaStream_t stream = nullptr, workspace* ws = nullptr,
+void partition_if(In in, Selected out_selected, Rejected out_rejected, std::int64_t* d_count,
+                  device_detail::item_count n, Pred pred, cudaStream_t stream = nullptr, workspace* ws = nullptr,
                   const compact_options& options = {}) {
   const char* function = "scankit::partition_if";
   using T = device_detail::iterator_item_t<In>;

@@ -25,7 +25,7 @@ namespace scankit::device {
 template <class Policy = tuned, class AccT = void, class KeysIn, class ValuesIn, class KeysOut, class ValuesOut,
           class Op = plus_op, class KeyEqual = equal_to_op>
 void reduce_by_key(KeysIn keys, ValuesIn values, KeysOut unique_keys, ValuesOut aggregates, std::int64_t* runs,
-                   std::int64_t n, Op op = {}, KeyEqual key_equal = {}, cudaStream_t stream = nullptr,
+                   device_detail::item_count n, Op op = {}, KeyEqual key_equal = {}, cudaStream_t stream = nullptr,
                    workspace* ws = nullptr) {
   using T = scankit::device_detail::pick_t<AccT, scankit::device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
   const auto k = device_detail::input_view(keys);

@@ -168,7 +168,8 @@ namespace scankit::device {
 
 // out[0 .. count) = the items with pred(item) true, in input order; *d_count = count.
 template <class Policy = tuned, class In, class Out, class Pred>
-void select_if(In in, Out out, std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream = nullptr,
+void select_if(In in, Out out, std::int64_t* d_count, device_detail::item_count n, Pred pred,
+               cudaStream_t stream = nullptr,
                workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::select_if";
   using T = device_detail::iterator_item_t<In>;
@@ -193,7 +194,7 @@ namespace scankit::device_detail {
 // select_by_stencil and select_flagged: keeps in[i] where pred(stencil[i]).
 template <class Policy, class Pred, class In, class Stencil, class Out>
 void select_by_stencil_of(const char* function, const char* stencil_name, In in, Stencil stencil, Out out,
-                          std::int64_t* d_count, std::int64_t n, Pred pred, cudaStream_t stream, workspace* ws,
+                          std::int64_t* d_count, item_count n, Pred pred, cudaStream_t stream, workspace* ws,
                           const compact_options& options) {
   using T = device_detail::iterator_item_t<In>;
   using S = device_detail::iterator_item_t<Stencil>;
@@ -220,7 +221,7 @@ namespace scankit::device {
 
 // Keeps in[i] where pred(stencil[i]) is true.
 template <class Policy = tuned, class In, class Stencil, class Out, class Pred>
-void select_by_stencil(In in, Stencil stencil, Out out, std::int64_t* d_count, std::int64_t n, Pred pred,
+void select_by_stencil(In in, Stencil stencil, Out out, std::int64_t* d_count, device_detail::item_count n, Pred pred,
                        cudaStream_t stream = nullptr, workspace* ws = nullptr, const compact_options& options = {}) {
   device_detail::select_by_stencil_of<Policy>("scankit::select_by_stencil", "stencil", in, stencil, out, d_count, n,
                                                pred, stream, ws, options);
@@ -228,7 +229,7 @@ void select_by_stencil(In in, Stencil stencil, Out out, std::int64_t* d_count, s
 
 // Keeps in[i] where flags[i] converts to true (any flag type: bool, uint8_t, int, ...).
 template <class Policy = tuned, class In, class Flags, class Out>
-void select_flagged(In in, Flags flags, Out out, std::int64_t* d_count, std::int64_t n,
+void select_flagged(In in, Flags flags, Out out, std::int64_t* d_count, device_detail::item_count n,
                     cudaStream_t stream = nullptr, workspace* ws = nullptr, const compact_options& options = {}) {
   device_detail::select_by_stencil_of<Policy>("scankit::select_flagged", "flags", in, flags, out, d_count, n,
                                                flag_is_set{}, stream, ws, options);

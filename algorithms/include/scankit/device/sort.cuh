@@ -12,7 +12,8 @@
 // Stable LSD radix sort: equal keys (equal in the bits sorted by) keep their input order, in both
 // directions. The order is that of the keys' ordered bits (scankit/sort_key_order.hpp) restricted
 // to [options.begin_bit, options.end_bit); a key type without a default_bit_key passes its own
-// bit-key functor (the last argument). 64-bit counts; work is enqueued on `stream` without
+// bit-key functor (the last argument). 64-bit counts (or a scankit::device_n, read when the sort runs:
+// onesweep passes only); work is enqueued on `stream` without
 // synchronising; bad arguments throw scankit::error before anything is enqueued; with ws ==
 // nullptr temporary storage is taken and returned stream-ordered.
 #pragma once
@@ -116,14 +117,22 @@ void run_counting_sort_call(const Key* keys_in, Key* keys_out, std::int64_t n, b
 }
 
 // Returns the number of digit passes (a double-buffered caller's selector flips that often).
+// A count in device memory (n.device) takes the radix sort with onesweep passes: the counting sort
+// and the reduce-then-scan strategy size their launches by the count on the host.
 template <class Policy, class Key, class Value, class BitKey>
-int run_sort_call(const char* function, const device_detail::radix_sort_call<Policy, Key, Value, BitKey>& call, std::int64_t n,
-        cudaStream_t stream, workspace* ws, const sort_options& options, const BitKey& bit_key) {
+int run_sort_call(const char* function, const device_detail::radix_sort_call<Policy, Key, Value, BitKey>& call,
+                  item_count n, cudaStream_t stream, workspace* ws, const sort_options& options,
+                  const BitKey& bit_key) {
   check_types<Key, Value, BitKey>();
   int begin_bit = 0, end_bit = 0;
   detail::resolve_bit_range(function, options, key_bits<Key, BitKey>, begin_bit, end_bit);
   const bool descending = options.order == sort_order::descending;
-  if (counting_sort_applies<Key, Value, BitKey>(call.double_buffered, call.keys_out != nullptr, n, begin_bit, end_bit,
+  if (n.device != nullptr && options.strategy == sort_strategy::reduce_then_scan) {
+    throw error(std::string(function) + ": sort_strategy::reduce_then_scan does not take a device_n count (its scan "
+                                        "is sized on the host); use automatic or onesweep");
+  }
+  if (n.device == nullptr &&
+      counting_sort_applies<Key, Value, BitKey>(call.double_buffered, call.keys_out != nullptr, n, begin_bit, end_bit,
                                                 options)) {
     run_counting_sort_call<Key, Value>(call.keys_in, call.keys_out, n, descending, bit_key, stream, ws);
     return 1;  // one write of the keys (never double-buffered)
@@ -174,7 +183,7 @@ namespace scankit::device {
 // ---- keys ---------------------------------------------------------------------------------------
 
 template <class Policy = void, class Key, class BitKey = default_bit_key<Key>>
-void sort_keys(const Key* keys_in, Key* keys_out, std::int64_t n, cudaStream_t stream = nullptr,
+void sort_keys(const Key* keys_in, Key* keys_out, device_detail::item_count n, cudaStream_t stream = nullptr,
                workspace* ws = nullptr, const sort_options& options = {}, BitKey bit_key = {}) {
   constexpr const char* function = "scankit::sort_keys";
   using P = std::conditional_t<std::is_void_v<Policy>, tuned_sort_policy<Key>, Policy>;
@@ -187,7 +196,8 @@ void sort_keys(const Key* keys_in, Key* keys_out, std::int64_t n, cudaStream_t s
 
 // On return keys.current() holds the sorted keys (the selector flips once per digit pass).
 template <class Policy = void, class Key, class BitKey = default_bit_key<Key>>
-void sort_keys(double_buffer<Key>& keys, std::int64_t n, cudaStream_t stream = nullptr, workspace* ws = nullptr,
+void sort_keys(double_buffer<Key>& keys, device_detail::item_count n, cudaStream_t stream = nullptr,
+               workspace* ws = nullptr,
                const sort_options& options = {}, BitKey bit_key = {}) {
   constexpr const char* function = "scankit::sort_keys (double buffer)";
   using P = std::conditional_t<std::is_void_v<Policy>, tuned_sort_policy<Key>, Policy>;
@@ -202,7 +212,8 @@ void sort_keys(double_buffer<Key>& keys, std::int64_t n, cudaStream_t stream = n
 // ---- pairs --------------------------------------------------------------------------------------
 
 template <class Policy = void, class Key, class Value, class BitKey = default_bit_key<Key>>
-void sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::int64_t n,
+void sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
+                device_detail::item_count n,
                 cudaStream_t stream = nullptr, workspace* ws = nullptr, const sort_options& options = {},
                 BitKey bit_key = {}) {
   constexpr const char* function = "scankit::sort_pairs";
@@ -217,7 +228,8 @@ void sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in, Value
 }
 
 template <class Policy = void, class Key, class Value, class BitKey = default_bit_key<Key>>
-void sort_pairs(double_buffer<Key>& keys, double_buffer<Value>& values, std::int64_t n, cudaStream_t stream = nullptr,
+void sort_pairs(double_buffer<Key>& keys, double_buffer<Value>& values, device_detail::item_count n,
+                cudaStream_t stream = nullptr,
                 workspace* ws = nullptr, const sort_options& options = {}, BitKey bit_key = {}) {
   constexpr const char* function = "scankit::sort_pairs (double buffer)";
   using P = std::conditional_t<std::is_void_v<Policy>, tuned_sort_policy<Key, Value>, Policy>;
@@ -241,7 +253,8 @@ void sort_pairs(double_buffer<Key>& keys, double_buffer<Value>& values, std::int
 // indices_out[i] = the input position of the i-th smallest key (Index: int32_t or int64_t; int32_t
 // needs n <= 2^31 - 1). keys_out receives the sorted keys, or may be null.
 template <class Policy = void, class Key, class Index, class BitKey = default_bit_key<Key>>
-void argsort(const Key* keys_in, Key* keys_out, Index* indices_out, std::int64_t n, cudaStream_t stream = nullptr,
+void argsort(const Key* keys_in, Key* keys_out, Index* indices_out, device_detail::item_count n,
+             cudaStream_t stream = nullptr,
              workspace* ws = nullptr, const sort_options& options = {}, BitKey bit_key = {}) {
   constexpr const char* function = "scankit::argsort";
   static_assert(std::is_integral_v<Index> && sizeof(Index) >= 4, "indices are 32- or 64-bit integers");

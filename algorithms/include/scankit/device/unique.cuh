@@ -56,7 +56,7 @@ namespace scankit::device {
 // (An equality is never something that converts to a stream: `unique(in, out, d_count, n, stream)`
 // takes the overload below.)
 template <class Policy = tuned, class In, class Out, class Eq, device_detail::not_a_stream<Eq> = 0>
-void unique(In in, Out out, std::int64_t* d_count, std::int64_t n, Eq eq, cudaStream_t stream = nullptr,
+void unique(In in, Out out, std::int64_t* d_count, device_detail::item_count n, Eq eq, cudaStream_t stream = nullptr,
             workspace* ws = nullptr, const compact_options& options = {}) {
   const char* function = "scankit::unique";
   using T = device_detail::iterator_item_t<In>;
@@ -75,14 +75,14 @@ void unique(In in, Out out, std::int64_t* d_count, std::int64_t n, Eq eq, cudaSt
 }
 
 template <class Policy = tuned, class In, class Out>
-void unique(In in, Out out, std::int64_t* d_count, std::int64_t n, cudaStream_t stream = nullptr,
+void unique(In in, Out out, std::int64_t* d_count, device_detail::item_count n, cudaStream_t stream = nullptr,
             workspace* ws = nullptr, const compact_options& options = {}) {
   unique<Policy>(in, out, d_count, n, equal_to{}, stream, ws, options);
 }
 
 template <class Policy = tuned, class K, class V, class Eq, device_detail::not_a_stream<Eq> = 0>
 void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_out, std::int64_t* d_count,
-                   std::int64_t n, Eq eq, cudaStream_t stream = nullptr, workspace* ws = nullptr,
+                   device_detail::item_count n, Eq eq, cudaStream_t stream = nullptr, workspace* ws = nullptr,
                    const compact_options& options = {}) {
   const char* function = "scankit::unique_by_key";
   using P = device_detail::unique_by_key_plan<Policy, K, V>;
@@ -98,7 +98,7 @@ void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_
 
 template <class Policy = tuned, class K, class V>
 void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_out, std::int64_t* d_count,
-                   std::int64_t n, cudaStream_t stream = nullptr, workspace* ws = nullptr,
+                   device_detail::item_count n, cudaStream_t stream = nullptr, workspace* ws = nullptr,
                    const compact_options& options = {}) {
   unique_by_key<Policy>(keys_in, values_in, keys_out, values_out, d_count, n, equal_to{}, stream, ws, options);
 }

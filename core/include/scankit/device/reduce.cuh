@@ -47,7 +47,8 @@ using reduce_item_t = std::remove_cv_t<typename std::iterator_traits<In>::value_
 namespace scankit::device {
 
 template <class AccT = void, class In, class Out, class Init, class Op>
-void reduce(In in, Out out, std::int64_t n, Init init, Op op, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
+void reduce(In in, Out out, device_detail::item_count n, Init init, Op op, cudaStream_t stream = nullptr,
+            workspace* ws = nullptr) {
   using item_t = device_detail::reduce_item_t<decltype(device_detail::input_view(in))>;
   using T = std::conditional_t<std::is_void_v<AccT>, device_detail::accumulator_t<Op, Init, item_t>, AccT>;
   device_detail::run_reduce<device_detail::reduce_tuning<item_t>, T, item_t>(
@@ -56,13 +57,13 @@ void reduce(In in, Out out, std::int64_t n, Init init, Op op, cudaStream_t strea
 }
 
 template <class In, class Out>
-void sum(In in, Out out, std::int64_t n, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
+void sum(In in, Out out, device_detail::item_count n, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
   using item_t = device_detail::reduce_item_t<decltype(device_detail::input_view(in))>;
   reduce(in, out, n, item_t{}, plus_op{}, stream, ws);
 }
 
 template <class In, class Out>
-void arg_min(In in, Out out, std::int64_t n, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
+void arg_min(In in, Out out, device_detail::item_count n, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
   using item_t = device_detail::reduce_item_t<decltype(device_detail::input_view(in))>;
   device_detail::run_reduce<device_detail::reduce_tuning<item_t>, indexed_value<item_t>, item_t>(
       "scankit::arg_min", device_detail::input_view(in), device_detail::output_view(out), n, false,
@@ -70,7 +71,7 @@ void arg_min(In in, Out out, std::int64_t n, cudaStream_t stream = nullptr, work
 }
 
 template <class In, class Out>
-void arg_max(In in, Out out, std::int64_t n, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
+void arg_max(In in, Out out, device_detail::item_count n, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
   using item_t = device_detail::reduce_item_t<decltype(device_detail::input_view(in))>;
   device_detail::run_reduce<device_detail::reduce_tuning<item_t>, indexed_value<item_t>, item_t>(
       "scankit::arg_max", device_detail::input_view(in), device_detail::output_view(out), n, false,

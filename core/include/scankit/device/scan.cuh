@@ -26,6 +26,7 @@
 
 #include "scankit/device/dispatch/scan_dispatch.cuh"
 #include "scankit/device/iterators.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/operators.hpp"
 
 namespace scankit::device {
@@ -90,6 +91,28 @@ void exclusive_scan(In in, Out out, std::int64_t n, Init init, Op op, cudaStream
   device_detail::dispatch_scan<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(
       "scankit::exclusive_scan", device_detail::input_view(in), device_detail::output_view(out), n, true,
       static_cast<T>(init), op, stream, ws, options);
+}
+
+// The same with the count in device memory (scankit::device_n: read when the scan runs, clamped to
+// [0, bound]; the arrays hold `bound` items).
+template <class Policy = tuned, class AccT = void, class In, class Out, class Op>
+void inclusive_scan(In in, Out out, device_n n, Op op, cudaStream_t stream = nullptr, workspace* ws = nullptr,
+                    const scan_options& options = {}) {
+  using T = device_detail::pick_t<AccT, device_detail::inclusive_accumulator_t<In, Op>>;
+  detail::check_device_n("scankit::inclusive_scan", n);
+  device_detail::dispatch_scan<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(
+      "scankit::inclusive_scan", device_detail::input_view(in), device_detail::output_view(out), n.bound, false, T{},
+      op, stream, ws, options, n.count);
+}
+
+template <class Policy = tuned, class AccT = void, class In, class Out, class Init, class Op>
+void exclusive_scan(In in, Out out, device_n n, Init init, Op op, cudaStream_t stream = nullptr,
+                    workspace* ws = nullptr, const scan_options& options = {}) {
+  using T = device_detail::pick_t<AccT, device_detail::exclusive_accumulator_t<In, Init, Op>>;
+  detail::check_device_n("scankit::exclusive_scan", n);
+  device_detail::dispatch_scan<resolved_policy<Policy, T>, T, Op, resolved_staged_policy<Policy, T>>(
+      "scankit::exclusive_scan", device_detail::input_view(in), device_detail::output_view(out), n.bound, true,
+      static_cast<T>(init), op, stream, ws, options, n.count);
 }
 
 // Bytes of workspace a scan of n values of accumulator type T needs (0 when it needs none); the

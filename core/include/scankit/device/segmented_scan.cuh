@@ -48,7 +48,7 @@ using resolved_offsets_policy =
 namespace scankit::device_detail {
 
 template <class Policy, class T, class ValuesIn, class HeadsSourceOf, class HeadsIn, class Out, class Op>
-void segmented_scan_call(const char* function, ValuesIn values, HeadsIn heads_in, Out out, std::int64_t n, bool exclusive,
+void segmented_scan_call(const char* function, ValuesIn values, HeadsIn heads_in, Out out, item_count n, bool exclusive,
                     const T& init, Op op, cudaStream_t stream, workspace* ws, const char* heads_name,
                     HeadsSourceOf make_heads) {
   using P = device::resolved_segmented_policy<Policy, T, std::remove_cv_t<device_detail::iterator_item_t<HeadsIn>>>;
@@ -95,7 +95,7 @@ void segmented_scan_by_offsets_call(const char* function, ValuesIn values, Offse
 namespace scankit::device {
 
 template <class Policy = tuned, class AccT = void, class ValuesIn, class FlagsIn, class Out, class Op = plus_op>
-void inclusive_segmented_scan(ValuesIn values, FlagsIn head_flags, Out out, std::int64_t n, Op op = {},
+void inclusive_segmented_scan(ValuesIn values, FlagsIn head_flags, Out out, device_detail::item_count n, Op op = {},
                               cudaStream_t stream = nullptr, workspace* ws = nullptr) {
   using T = device_detail::pick_t<AccT, device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
   device_detail::segmented_scan_call<Policy, T>("scankit::inclusive_segmented_scan", values, head_flags, out, n, false, T{}, op,
@@ -103,7 +103,8 @@ void inclusive_segmented_scan(ValuesIn values, FlagsIn head_flags, Out out, std:
 }
 
 template <class Policy = tuned, class AccT = void, class ValuesIn, class FlagsIn, class Out, class Init, class Op = plus_op>
-void exclusive_segmented_scan(ValuesIn values, FlagsIn head_flags, Out out, std::int64_t n, Init init, Op op = {},
+void exclusive_segmented_scan(ValuesIn values, FlagsIn head_flags, Out out, device_detail::item_count n, Init init,
+                              Op op = {},
                               cudaStream_t stream = nullptr, workspace* ws = nullptr) {
   using T = device_detail::pick_t<AccT, device_detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
   device_detail::segmented_scan_call<Policy, T>("scankit::exclusive_segmented_scan", values, head_flags, out, n, true,
@@ -112,7 +113,8 @@ void exclusive_segmented_scan(ValuesIn values, FlagsIn head_flags, Out out, std:
 
 template <class Policy = tuned, class AccT = void, class KeysIn, class ValuesIn, class Out, class Op = plus_op,
           class KeyEqual = equal_to_op>
-void inclusive_scan_by_key(KeysIn keys, ValuesIn values, Out out, std::int64_t n, Op op = {}, KeyEqual key_equal = {},
+void inclusive_scan_by_key(KeysIn keys, ValuesIn values, Out out, device_detail::item_count n, Op op = {},
+                           KeyEqual key_equal = {},
                            cudaStream_t stream = nullptr, workspace* ws = nullptr) {
   using T = device_detail::pick_t<AccT, device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
   device_detail::segmented_scan_call<Policy, T>("scankit::inclusive_scan_by_key", values, keys, out, n, false, T{}, op, stream, ws,
@@ -121,7 +123,7 @@ void inclusive_scan_by_key(KeysIn keys, ValuesIn values, Out out, std::int64_t n
 
 template <class Policy = tuned, class AccT = void, class KeysIn, class ValuesIn, class Out, class Init, class Op = plus_op,
           class KeyEqual = equal_to_op>
-void exclusive_scan_by_key(KeysIn keys, ValuesIn values, Out out, std::int64_t n, Init init, Op op = {},
+void exclusive_scan_by_key(KeysIn keys, ValuesIn values, Out out, device_detail::item_count n, Init init, Op op = {},
                            KeyEqual key_equal = {}, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
   using T = device_detail::pick_t<AccT, device_detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
   device_detail::segmented_scan_call<Policy, T>("scankit::exclusive_scan_by_key", values, keys, out, n, true, static_cast<T>(init),

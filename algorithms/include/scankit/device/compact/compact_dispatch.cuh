@@ -26,6 +26,7 @@
 #include "scankit/device/compact/three_step_kernels.cuh"
 #include "scankit/device/dispatch/offsets_sum.cuh"
 #include "scankit/device/dispatch/single_pass_setup.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/device_features.hpp"
 #include "scankit/error.hpp"
@@ -141,11 +142,21 @@ void run_three_step(Source source, const Sink& sink, long long n, std::int64_t* 
 // The one entry every compaction goes through once its arguments are checked. `in_place`: an
 // output is its input (select, unique), which the single pass handles with fences on the
 // published counts and the three-step with a staged copy.
+// With a count in device memory (count.device) everything is sized for count.bound, and the
+// single pass reads the count; the three-step strategy, sized on the host, does not take one.
 template <class Policy, class Source, class Sink>
-void run_compaction(const Source& source, const Sink& sink, long long n, std::int64_t* d_count, bool in_place,
+void run_compaction(const Source& source, const Sink& sink, item_count count, std::int64_t* d_count, bool in_place,
                     cudaStream_t stream, workspace* ws, const compact_options& options) {
   static_assert(std::is_trivially_copyable_v<typename Source::item_type>, "items must be trivially copyable");
   static_assert(std::is_trivially_copyable_v<typename Source::value_type>, "values must be trivially copyable");
+  const long long n = count.bound;
+  if (count.device != nullptr) {
+    detail::check_count_not_written("scankit compaction", device_n{count.device, n}, d_count);
+    if (resolve_compact_strategy(options) == compact_strategy::three_step) {
+      throw error("scankit compaction: compact_strategy::three_step does not take a device_n count (its sizes are "
+                  "decided on the host); use the single pass");
+    }
+  }
   if (n == 0) {
     SCANKIT_CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(std::int64_t), stream));
     return;
@@ -162,7 +173,8 @@ void run_compaction(const Source& source, const Sink& sink, long long n, std::in
 
   const long long tiles = compact_tiles_for<Policy>(n);
   constexpr bool staged = is_staged_compact_policy<Policy>;
-  compact_tiles_args<Source, Sink> args{source, sink, n, tiles, d_count, staged && staged_kernels_available(), {}};
+  compact_tiles_args<Source, Sink> args{source, sink, n, tiles, d_count, count.device,
+                                        staged && staged_kernels_available(), {}};
   const auto tile_count = static_cast<std::size_t>(tiles);
   detail::workspace_lease lease(ws, tiles > 1 ? tile_state_slots<selection_count>(tile_count) : 0,
                                 tiles > 1 ? tile_state_scratch_bytes<selection_count>(tile_count) : 0, stream);

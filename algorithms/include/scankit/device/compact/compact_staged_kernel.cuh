@@ -86,21 +86,39 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
                 "the staged kernel serves select_if and unique: partition_if needs a register compact_policy");
   static_assert(P * sizeof(T) == 16, "the policy's item size must be the source's");
   __shared__ storage_t s;
+  __shared__ long long device_n;  // the count read on the device, when there is one
 
   // 1. Ticket, bulk copy, prefetch. Misaligned input takes tile_stage's item-by-item path.
   const bool bulk = args.bulk_copy && (reinterpret_cast<std::uintptr_t>(args.source.in) & 15u) == 0;
   if (threadIdx.x == 0) {
+    // A device count is loaded before the ticket is drawn: the two round trips overlap.
+    const long long n = items_to_process(args.n, args.n_device);
     const tile_ticket drawn = args.tiles > 1 ? args.pass.draw() : tile_ticket{0, 0};
     s.offsets_storage.slots.ticket = drawn;
-    stage::issue(s.staged, args.source.in, args.n, drawn.tile, bulk);
-    constexpr long long ahead = Policy::prefetch_bytes_ahead / (static_cast<long long>(Policy::tile_items) * sizeof(T));
-    if constexpr (ahead > 0) {
-      if (args.tiles > 1) stage::prefetch_l2(args.source.in, args.n, static_cast<long long>(drawn.tile) + ahead);
+    if (args.n_device != nullptr) device_n = n;
+    if (drawn.tile < tiles_of<Policy::tile_items>(n)) {
+      stage::issue(s.staged, args.source.in, n, drawn.tile, bulk);
+      constexpr long long ahead =
+          Policy::prefetch_bytes_ahead / (static_cast<long long>(Policy::tile_items) * sizeof(T));
+      if constexpr (ahead > 0) {
+        if (args.tiles > 1) stage::prefetch_l2(args.source.in, n, static_cast<long long>(drawn.tile) + ahead);
+      }
     }
   }
   __syncthreads();
   const tile_ticket ticket = s.offsets_storage.slots.ticket;
   const long long tile = ticket.tile;
+  const auto items = [&]() -> long long { return args.n_device != nullptr ? device_n : args.n; };
+  const auto last_tile = [&]() -> long long {
+    return (args.n_device != nullptr ? tiles_of<Policy::tile_items>(device_n) : args.tiles) - 1;
+  };
+  if (args.n_device != nullptr && tile > last_tile()) {
+    if (threadIdx.x == 0) {
+      if (args.tiles > 1) args.pass.finish_idle(ticket);
+      if (tile == 0) *args.d_count = 0;  // nothing to select: no tile writes the count
+    }
+    return;  // past the count read on the device: no copy was issued
+  }
   // The protocol's view of this tile, made where it is used (its epoch from shared memory then).
   const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.offsets_storage.slots.ticket, plus_op{}); };
 
@@ -113,8 +131,8 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
   }
 
   // 3. Flags and counts per chunk.
-  stage::complete(s.staged, args.source.in, args.n, tile, bulk);
-  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, args.n);
+  stage::complete(s.staged, args.source.in, items(), tile, bulk);
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, items());
   const int thread = static_cast<int>(threadIdx.x);
   const int4* chunks = s.staged.chunks;
   const T* staged_items = stage::items(s.staged);
@@ -158,9 +176,9 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
   // 6. The tile's offset (its barrier completes the gather), the stores, the count.
   const selection_count prefix =
       offsets::template tile_offset<look_back_warp, hand_over>(prefix_op(), args.tiles, tile_count, s.offsets_storage);
-  args.sink.template store<Policy>(buffer, prefix, tile_count, base, valid, args.n);
+  args.sink.template store<Policy>(buffer, prefix, tile_count, base, valid, items());
   // The tile id again from shared memory: `tile` kept live to here spills for 8-byte items.
-  if (s.offsets_storage.slots.ticket.tile == args.tiles - 1 && threadIdx.x == 0) {
+  if (s.offsets_storage.slots.ticket.tile == last_tile() && threadIdx.x == 0) {
     *args.d_count = static_cast<std::int64_t>(prefix + static_cast<unsigned long long>(tile_count));
   }
 }

@@ -43,7 +43,9 @@
 #include "scankit/device/compact/selection_sources.cuh"
 #include "scankit/device/compact/tile_scatter.cuh"
 #include "scankit/device/compact/tile_selection_offsets.cuh"
+#include "scankit/device/tile/tile_extent.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail {
 
@@ -51,9 +53,10 @@ template <class Source, class Sink>
 struct compact_tiles_args {
   Source source;
   Sink sink;
-  long long n;
-  long long tiles;
+  long long n;                   // the items, or their bound when n_device is set
+  long long tiles;               // tiles of n (of the bound)
   std::int64_t* d_count;
+  const std::int64_t* n_device;  // the count in device memory (device_count.cuh), or nullptr
   bool bulk_copy;          // the staged kernel may use the bulk copy (sm_90 and later)
   selection_context pass;  // tiles > 1; fence_other_memory in place (tile_selection_offsets.cuh)
 };
@@ -117,11 +120,16 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
   static_assert(sizeof(storage_t) <= 48 * 1024,
                 "compaction tile too large for static shared memory: use a policy with fewer items per tile");
   __shared__ storage_t s;
+  __shared__ long long device_n;  // the count read on the device, when there is one
 
   tile_ticket ticket{0, 0};
+  // A device count is loaded before the ticket is drawn (both round trips in flight), and stored
+  // after it.
+  const long long n_read = threadIdx.x == 0 ? items_to_process(args.n, args.n_device) : 0;
   if (args.tiles > 1) {
     if (threadIdx.x == 0) {
       s.offsets.slots.ticket = args.pass.draw();
+      if (args.n_device != nullptr) device_n = n_read;
       // Prefetch a later full tile into L2 (l2_prefetch.cuh): DRAM runs ahead of the tiles that
       // shared memory holds in flight. The last tile may be partial: skipped.
       constexpr long long ahead =
@@ -133,10 +141,26 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
     }
     __syncthreads();
     ticket = s.offsets.slots.ticket;
-  } else if (threadIdx.x == 0) {
-    s.offsets.slots.ticket = ticket;  // read (unused) by prefix_op() after the count scan's barriers
+  } else {
+    if (threadIdx.x == 0) {
+      s.offsets.slots.ticket = ticket;  // read (unused) by prefix_op() after the count scan's barriers
+      if (args.n_device != nullptr) device_n = n_read;
+    }
+    if (args.n_device != nullptr) __syncthreads();
   }
   const long long tile = ticket.tile;
+  // Read where used, not kept in registers across the tile.
+  const auto items_n = [&]() -> long long { return args.n_device != nullptr ? device_n : args.n; };
+  const auto tiles = [&]() -> long long {
+    return args.n_device != nullptr ? tiles_of<tile_items>(device_n) : args.tiles;
+  };
+  if (args.n_device != nullptr && tile >= tiles()) {
+    if (threadIdx.x == 0) {
+      if (args.tiles > 1) args.pass.finish_idle(ticket);
+      if (tile == 0) *args.d_count = 0;  // nothing to select: no tile writes the count
+    }
+    return;  // past the count read on the device
+  }
   // The protocol's view of this tile, made where it is used (its epoch from shared memory then).
   const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.offsets.slots.ticket, plus_op{}); };
   if constexpr (look_back_warp) {
@@ -146,7 +170,7 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
     }
   }
   const long long base = tile * tile_items;
-  const long long remaining = args.n - base;
+  const long long remaining = items_n() - base;
   const int valid = remaining < tile_items ? static_cast<int>(remaining) : tile_items;
   const bool full = valid == tile_items;
 
@@ -187,11 +211,11 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
       offsets::template tile_offset<look_back_warp, hand_over>(prefix_op(), args.tiles, counts.tile_count, s.offsets);
 
   // 6. Store the tile's run(s) and, from the last tile, the count.
-  args.sink.template store<Policy>(item_buffer, prefix, counts.tile_count, base, valid, args.n);
+  args.sink.template store<Policy>(item_buffer, prefix, counts.tile_count, base, valid, items_n());
   if constexpr (Source::has_values) {
     args.sink.template store_values<Policy>(reinterpret_cast<const V*>(s.value_area), prefix, counts.tile_count);
   }
-  if (tile == args.tiles - 1 && threadIdx.x == 0) {
+  if (tile == tiles() - 1 && threadIdx.x == 0) {
     *args.d_count = static_cast<std::int64_t>(prefix + static_cast<unsigned long long>(counts.tile_count));
   }
 }

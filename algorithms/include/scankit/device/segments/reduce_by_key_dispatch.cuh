@@ -11,6 +11,7 @@
 #include "scankit/detail/check_arguments.hpp"
 #include "scankit/device/segments/reduce_by_key_kernel.cuh"
 #include "scankit/device/dispatch/single_pass_setup.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
 #include "scankit/workspace.hpp"
@@ -29,9 +30,11 @@ std::size_t reduce_by_key_workspace_bytes(long long n) {
 
 template <class Policy, class T, class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class Eq, class Op>
 void run_reduce_by_key(const char* function, KeysIn keys, ValuesIn values, KeysOut unique_keys, ValuesOut aggregates,
-                       std::int64_t* runs, long long n, Eq key_equal, Op op, cudaStream_t stream, workspace* ws) {
+                       std::int64_t* runs, item_count count, Eq key_equal, Op op, cudaStream_t stream, workspace* ws) {
   static_assert(std::is_trivially_copyable_v<T>, "reduce-by-key values must be trivially copyable");
+  const long long n = count.bound;  // with a device count, everything below is sized for its bound
   detail::check_count(function, n);
+  if (count.device != nullptr) detail::check_count_not_written(function, device_n{count.device, n}, runs);
   if (n > reduce_by_key_max_items) {
     throw error(std::string(function) + ": n = " + std::to_string(n) + " is above the 2^32 - 1 items it supports");
   }
@@ -78,6 +81,7 @@ void run_reduce_by_key(const char* function, KeysIn keys, ValuesIn values, KeysO
   args.aggregates = aggregates;
   args.runs = runs;
   args.n = n;
+  args.n_device = count.device;
   const auto kernel = reduce_by_key_kernel<Policy, T, ValuesIn, heads_t, KeysOut, ValuesOut, Op>;
   if (n <= Policy::tile_items) {
     launch_kernel("reduce_by_key_kernel (single tile)", kernel, 1, Policy::block_threads, stream, args, op);

@@ -23,6 +23,7 @@
 #include "scankit/device/kernel/segmented_scan_kernel.cuh"
 #include "scankit/device/tile/tile_extent.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/segmented_operators.hpp"
 
 namespace scankit::device_detail {
@@ -34,7 +35,8 @@ struct reduce_by_key_args {
   KeysOut unique_keys;
   ValuesOut aggregates;
   std::int64_t* runs;  // the number of runs (one item, device memory)
-  long long n;
+  long long n;                   // the items, or their bound when n_device is set
+  const std::int64_t* n_device;  // the count in device memory (device_count.cuh), or nullptr
   single_pass_context<segment_item<T>> pass;  // header == nullptr: one tile, no look-back
 };
 
@@ -68,7 +70,16 @@ __global__ void __launch_bounds__(Policy::block_threads)
   __shared__ storage_t s;
   const pair_op combine{op};
   const long long tile = segmented_tile_index<T>(args.pass, s);
-  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, args.n);
+  // Every thread reads a device count itself (one load per warp; nothing in this launch writes it).
+  const long long n = items_to_process(args.n, args.n_device);
+  if (args.n_device != nullptr && tile >= tiles_of<Policy::tile_items>(n)) {
+    if (threadIdx.x == 0) {
+      if (args.pass.header != nullptr) args.pass.finish_idle(s.slots.ticket);
+      if (tile == 0) *args.runs = 0;  // no items: no tile writes the count
+    }
+    return;  // past the count read on the device
+  }
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, n);
   const int first = static_cast<int>(threadIdx.x) * K;  // tile index of this thread's item 0
 
   T values[K];
@@ -112,7 +123,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   store_run_through<Policy>(args.aggregates, static_cast<long long>(runs_before_tile) + skip - 1,
                             s.values.gathered + skip, static_cast<int>(heads_in_tile) - skip);
   // The last item closes the last run.
-  const long long last = args.n - 1 - (base + first);  // the last item's index in this thread
+  const long long last = n - 1 - (base + first);  // the last item's index in this thread
   if (0 <= last && last < K) {
     T closing = running;  // the inclusive value of item `last` (values[k + 1] holds item k's)
 #pragma unroll

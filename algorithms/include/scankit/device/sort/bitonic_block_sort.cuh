@@ -28,7 +28,7 @@ template <class Key, class Value, class BitKey>
 __global__ void __launch_bounds__(bitonic_sort_threads)
     bitonic_block_sort_kernel(const radix_block_sort_args<Key, Value, BitKey> args) {
   __shared__ unsigned long long words[bitonic_sort_max_keys];
-  const int n = args.n;
+  const int n = args.n_device == nullptr ? args.n : static_cast<int>(items_to_process(args.n, args.n_device));
   int size = 64;  // the network's width: a power of two, at least n
   while (size < n) size *= 2;
   for (int i = threadIdx.x; i < size; i += blockDim.x) {

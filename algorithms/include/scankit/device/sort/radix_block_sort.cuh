@@ -20,6 +20,7 @@
 #include "scankit/device/sort/radix_pass_kernel.cuh"
 #include "scankit/device/sort/radix_rank.cuh"
 #include "scankit/device/sort/sort_policy.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail {
 
@@ -33,6 +34,7 @@ struct radix_block_sort_args {
   radix_passes passes;
   BitKey bit_key;
   bool descending;
+  const std::int64_t* n_device = nullptr;  // the count in device memory (device_count.cuh), n its bound
 };
 
 // Dynamic shared memory: the keys' exchange, then the values' (both padded as the pass kernel's).
@@ -48,6 +50,8 @@ constexpr std::size_t radix_block_sort_bytes() {
 // changed (its kernel parameters were read through a pointer).
 template <class Policy, class Key, class Value, class BitKey>
 __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_args<Key, Value, BitKey> args) {
+  // A device count is read by every thread (one load per warp; nothing in this launch writes it).
+  const int n = args.n_device == nullptr ? args.n : static_cast<int>(items_to_process(args.n, args.n_device));
   constexpr int I = Policy::items_per_thread;
   constexpr int R = Policy::radix;
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
@@ -60,10 +64,10 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
       reinterpret_cast<Value*>(exchange_bytes + sizeof(Key) * (Policy::tile_items + Policy::tile_items / 32));
 
   // Each warp takes `rows` rows of 32 keys, as few as n allows, so that small sorts rank few rows.
-  const int rows = (args.n + 32 * Policy::warps - 1) / (32 * Policy::warps);
+  const int rows = (n + 32 * Policy::warps - 1) / (32 * Policy::warps);
   const int warp = warp_id();
   const int first = warp * 32 * rows + lane_id();  // item j of this thread: first + 32 j
-  const auto valid = [&](int j) { return j < rows && first + 32 * j < args.n; };
+  const auto valid = [&](int j) { return j < rows && first + 32 * j < n; };
   Key keys[I];
   Value values[I];
 #pragma unroll
@@ -108,7 +112,7 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
         count += c;
       }
     }
-    if (__syncthreads_or(threadIdx.x < R && count == static_cast<unsigned>(args.n))) continue;
+    if (__syncthreads_or(threadIdx.x < R && count == static_cast<unsigned>(n))) continue;
     const block_scan_result<unsigned> starts = block_scan::scan(count, scan_storage, plus_op{});
     const unsigned digit_start = threadIdx.x == 0 ? 0u : starts.exclusive;
     if (threadIdx.x < R) {

@@ -10,6 +10,7 @@
 
 #include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/sort/radix_digits.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail {
 
@@ -80,9 +81,10 @@ struct radix_pass_digit {
 // added to the global one at the end (64-bit counts: any n).
 template <class Policy, int Radix, int MaxPasses, class Key, class BitKey>
 __global__ void __launch_bounds__(Policy::block_threads)
-    radix_histogram_kernel(const Key* keys, long long n, BitKey bit_key, bool descending, radix_passes passes,
-                           unsigned long long* counts) {
+    radix_histogram_kernel(const Key* keys, long long bound, const std::int64_t* n_device, BitKey bit_key,
+                           bool descending, radix_passes passes, unsigned long long* counts) {
   __shared__ unsigned histogram[MaxPasses][Radix];
+  const long long n = items_to_process(bound, n_device);
   const int pass_count = passes.count();
   for (int i = threadIdx.x; i < MaxPasses * Radix; i += Policy::block_threads) (&histogram[0][0])[i] = 0;
   radix_pass_digit digit_of[MaxPasses];
@@ -126,8 +128,9 @@ __global__ void __launch_bounds__(Policy::block_threads)
 // digit holds all n keys (the pass is skipped, radix_pass_route.cuh).
 template <int Radix>
 __global__ void __launch_bounds__(Radix)
-    radix_digit_starts_kernel(const unsigned long long* counts, long long n, unsigned long long* starts,
-                              long long pass_stride, unsigned* trivial_passes) {
+    radix_digit_starts_kernel(const unsigned long long* counts, long long bound, const std::int64_t* n_device,
+                              unsigned long long* starts, long long pass_stride, unsigned* trivial_passes) {
+  const long long n = items_to_process(bound, n_device);
   using block_scan = block_scan_warp_of_warps<unsigned long long, Radix>;
   __shared__ typename block_scan::storage storage;
   const unsigned long long own = counts[blockIdx.x * Radix + threadIdx.x];

@@ -38,6 +38,7 @@
 #include "scankit/device/tile/multi_channel_tile_state.cuh"
 #include "scankit/device/tile/tile_extent.cuh"
 #include "scankit/device/tile/tile_ticket.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/l2_prefetch.cuh"
 
 namespace scankit::device_detail {
@@ -53,7 +54,11 @@ struct radix_pass_args {
   const Value* values_source;  // null: the keys' indices (argsort's first pass that runs)
   Value* value_buffers[2];
   long long first;  // this launch's first key (one portion of the array)
-  long long n;      // keys in this launch
+  long long n;      // keys in this launch (at most, with a device count)
+  // The sort's count in device memory (device_count.cuh) and its bound, or nullptr: the launch
+  // then takes the keys of [first, first + n) below the count.
+  const std::int64_t* n_device;
+  long long bound;
   radix_digit<Key, BitKey> digit;
   // Bit p: pass p's digit is the same for every key (written by radix_digit_starts_kernel);
   // null: every pass runs (reduce-then-scan).
@@ -316,7 +321,14 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
   __syncthreads();
   const tile_ticket ticket = s.ticket;
-  if (!route.run) {  // a skipped pass: no tile state is touched
+  // This launch's keys: all n, or those of them below a count read on the device.
+  long long n = args.n;
+  if (args.n_device != nullptr) {
+    const long long left = items_to_process(args.bound, args.n_device) - args.first;
+    n = left < 0 ? 0 : (left < n ? left : n);
+  }
+  // A skipped pass, or a tile past the device count: no tile state is touched.
+  if (!route.run || static_cast<long long>(ticket.tile) * Policy::tile_items >= n) {
     if constexpr (Source == radix_offsets_source::onesweep) {
       if (threadIdx.x == 0) finish_tile_states(args.header, ticket, args.tiles, args.state.slots, args.region_slots);
     }
@@ -333,8 +345,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     arrays.values_in = values != nullptr ? values + args.first : nullptr;
     arrays.values_out = route.write == 0 ? args.value_buffers[0] : args.value_buffers[1];
   }
-  const long long remaining = args.n - static_cast<long long>(ticket.tile) * Policy::tile_items;
-  radix_prefetch_ahead<Policy>(arrays, args.n, ticket.tile);
+  const long long remaining = n - static_cast<long long>(ticket.tile) * Policy::tile_items;
+  radix_prefetch_ahead<Policy>(arrays, n, ticket.tile);
   if (remaining >= Policy::tile_items) {
     radix_pass_tile<Policy, Source, true>(args, arrays, s, exchange_bytes, ticket, Policy::tile_items);
   } else {

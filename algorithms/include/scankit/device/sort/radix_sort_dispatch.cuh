@@ -32,6 +32,8 @@
 #include "scankit/device/sort/radix_histogram.cuh"
 #include "scankit/device/sort/radix_pass_kernel.cuh"
 #include "scankit/device/sort/sort_policy.cuh"
+#include "scankit/device/util/copy_items.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
 #include "scankit/sort_options.hpp"
@@ -48,7 +50,8 @@ constexpr long long radix_portion_keys = 1ll << 28;
 // scratch lives (offsets from the scratch start).
 template <class Policy>
 struct radix_sort_plan {
-  long long n = 0;
+  long long n = 0;                          // the keys, or their bound with a device count
+  const std::int64_t* n_device = nullptr;  // the count in device memory (device_count.cuh), or nullptr
   radix_passes passes{};
   bool reduce_then_scan = false;
   long long tiles = 0;          // of the whole array
@@ -183,6 +186,8 @@ void run_radix_pass(const radix_sort_plan<Policy>& plan, const workspace_view& v
   constexpr auto kernel = radix_pass_kernel<Policy, radix_offsets_source::onesweep, Key, Value, BitKey>;
   allow_dynamic_shared_memory<kernel>(device, smem);
   const long long portion_keys = plan.portion_tiles * Policy::tile_items;
+  args.n_device = plan.n_device;
+  args.bound = plan.n;
   for (long long portion = 0; portion < plan.portions; ++portion) {
     args.first = portion * portion_keys;
     args.n = std::min(portion_keys, plan.n - args.first);
@@ -210,14 +215,16 @@ void run_radix_histogram(const radix_sort_plan<Policy>& plan, const workspace_vi
   const long long tiles = (plan.n + histogram_policy::tile_items - 1) / histogram_policy::tile_items;
   const auto grid = static_cast<unsigned>(std::min<long long>(tiles, 4ll * sms));
   launch_kernel("radix_histogram_kernel", radix_histogram_kernel<histogram_policy, Policy::radix, max_passes, Key, BitKey>,
-                grid, histogram_policy::block_threads, stream, keys, plan.n, bit_key, descending, plan.passes, counts);
+                grid, histogram_policy::block_threads, stream, keys, plan.n, plan.n_device, bit_key, descending,
+                plan.passes, counts);
   launch_kernel("radix_digit_starts_kernel", radix_digit_starts_kernel<Policy::radix>, static_cast<unsigned>(passes),
-                Policy::radix, stream, counts, plan.n, starts, plan.starts_per_pass(), trivial);
+                Policy::radix, stream, counts, plan.n, plan.n_device, starts, plan.starts_per_pass(), trivial);
 }
 
-// Fills out[i] = i (argsort with no pass to run).
+// Fills out[i] = i (argsort with no pass to run); n_device as in device_count.cuh.
 template <class Index>
-__global__ void radix_iota_kernel(Index* out, long long n) {
+__global__ void radix_iota_kernel(Index* out, long long bound, const std::int64_t* n_device) {
+  const long long n = items_to_process(bound, n_device);
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     out[i] = static_cast<Index>(i);
@@ -252,8 +259,8 @@ radix_sort_plan<Policy> plan_for(const radix_sort_call<Policy, Key, Value, BitKe
 // before it writes, so a double-buffered sort with an even pass count sorts in place.
 template <class BlockPolicy, class Policy, class Key, class Value, class BitKey>
 void run_radix_block_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, long long n,
-                          const radix_passes& passes, bool descending, const BitKey& bit_key, int device,
-                          cudaStream_t stream) {
+                          const std::int64_t* n_device, const radix_passes& passes, bool descending,
+                          const BitKey& bit_key, int device, cudaStream_t stream) {
   radix_block_sort_args<Key, Value, BitKey> args{};
   const bool to_alternate = call.double_buffered && passes.count() % 2 == 1;
   args.keys_in = call.keys_in;
@@ -269,33 +276,37 @@ void run_radix_block_sort(const radix_sort_call<Policy, Key, Value, BitKey>& cal
   args.passes = passes;
   args.bit_key = bit_key;
   args.descending = descending;
+  args.n_device = n_device;
   constexpr std::size_t smem = radix_block_sort_bytes<BlockPolicy, Key, Value>();
   constexpr auto kernel = radix_block_sort_kernel<BlockPolicy, Key, Value, BitKey>;
   allow_dynamic_shared_memory<kernel>(device, smem);
   launch_kernel_smem("radix_block_sort_kernel", kernel, 1u, BlockPolicy::block_threads, smem, stream, args);
 }
 
+// With a count in device memory (count.device) every launch is sized for count.bound and reads
+// the count (device_count.cuh); the reduce-then-scan strategy does not take one (its callers
+// refuse it).
 template <class Policy, class Key, class Value, class BitKey>
-void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, long long n, int begin_bit, int end_bit,
-                    bool descending, bool reduce_then_scan, const BitKey& bit_key, cudaStream_t stream, workspace* ws) {
+void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, item_count count, int begin_bit,
+                    int end_bit, bool descending, bool reduce_then_scan, const BitKey& bit_key, cudaStream_t stream,
+                    workspace* ws) {
+  const long long n = count.bound;
   if (n == 0) return;
-  const radix_sort_plan<Policy> plan = plan_for(call, n, begin_bit, end_bit, reduce_then_scan);
+  radix_sort_plan<Policy> plan = plan_for(call, n, begin_bit, end_bit, reduce_then_scan);
+  plan.n_device = count.device;
   const int passes = plan.passes.count();
   const bool has_values = call.values_out != nullptr;
   if (passes == 0) {  // nothing to sort by: the input order is the sorted order
     if (call.double_buffered) return;
-    if (call.keys_out != nullptr) {
-      SCANKIT_CUDA_CHECK(cudaMemcpyAsync(call.keys_out, call.keys_in, static_cast<std::size_t>(n) * sizeof(Key),
-                                         cudaMemcpyDeviceToDevice, stream));
-    }
+    if (call.keys_out != nullptr) copy_items(call.keys_in, call.keys_out, count, stream);
     if constexpr (!std::is_same_v<Value, radix_no_values>) {
       if (has_values && call.values_in != nullptr) {
-        SCANKIT_CUDA_CHECK(cudaMemcpyAsync(call.values_out, call.values_in, static_cast<std::size_t>(n) * sizeof(Value),
-                                           cudaMemcpyDeviceToDevice, stream));
+        copy_items(call.values_in, call.values_out, count, stream);
       } else if constexpr (std::is_integral_v<Value>) {
         if (has_values) {
           const auto grid = static_cast<unsigned>(std::min<long long>((n + 255) / 256, 1 << 16));
-          launch_kernel("radix_iota_kernel", radix_iota_kernel<Value>, grid, 256, stream, call.values_out, n);
+          launch_kernel("radix_iota_kernel", radix_iota_kernel<Value>, grid, 256, stream, call.values_out, n,
+                        count.device);
         }
       }
     }
@@ -308,8 +319,9 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, lon
   if constexpr (bitonic_sort_key_v<Key, BitKey>) {
     if (Policy::small_sorts_in_one_block && !plan.reduce_then_scan && !call.double_buffered &&
         n <= bitonic_sort_max_keys) {
-      radix_block_sort_args<Key, Value, BitKey> args{call.keys_in, call.keys_out, nullptr, nullptr, static_cast<int>(n),
-                                                     plan.passes, bit_key, descending};
+      radix_block_sort_args<Key, Value, BitKey> args{call.keys_in, call.keys_out, nullptr, nullptr,
+                                                     static_cast<int>(n), plan.passes, bit_key, descending,
+                                                     count.device};
       if constexpr (!std::is_same_v<Value, radix_no_values>) {
         args.values_in = call.values_in;
         args.values_out = call.values_out;
@@ -320,7 +332,7 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, lon
     }
   }
   if (Policy::small_sorts_in_one_block && !plan.reduce_then_scan && n <= block_policy::tile_items) {
-    run_radix_block_sort<block_policy>(call, n, plan.passes, descending, bit_key, device, stream);
+    run_radix_block_sort<block_policy>(call, n, count.device, plan.passes, descending, bit_key, device, stream);
     return;
   }
 

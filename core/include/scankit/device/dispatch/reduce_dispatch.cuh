@@ -14,6 +14,7 @@
 #include "scankit/detail/check_arguments.hpp"
 #include "scankit/device/kernel/reduce_kernel.cuh"
 #include "scankit/device/tuning/tuning_scan.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/device/util/resident_blocks.cuh"
 #include "scankit/error.hpp"
@@ -59,9 +60,10 @@ std::size_t reduce_workspace_bytes(long long n) {
 }
 
 template <class Policy, class T, class Item, class In, class Out, class Map, class Op>
-void run_reduce(const char* function, In in, Out out, long long n, bool has_init, const T& init, Map map, Op op,
+void run_reduce(const char* function, In in, Out out, item_count count, bool has_init, const T& init, Map map, Op op,
                 cudaStream_t stream, workspace* ws) {
   static_assert(std::is_trivially_copyable_v<T>, "reduction values must be trivially copyable");
+  const long long n = count.bound;  // a device count's launch is planned for its bound
   detail::check_count(function, n);
   if constexpr (std::is_pointer_v<In>) detail::check_pointer(function, "in", in, n);
   if constexpr (std::is_pointer_v<Out>) detail::check_pointer(function, "out", out, 1);
@@ -77,7 +79,8 @@ void run_reduce(const char* function, In in, Out out, long long n, bool has_init
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   const reduce_grid grid =
       plan_reduce<Policy>(n, resident_blocks<reduce_kernel<Policy, T, In, Out, Map, Op>, Policy::block_threads>(device));
-  reduce_args<T, In, Out, Map> args{in, n, out, map, has_init, init, grid.warp_tiles_per_warp, nullptr, nullptr};
+  reduce_args<T, In, Out, Map> args{in, n, out, map, has_init, init, grid.warp_tiles_per_warp, nullptr, nullptr,
+                                    count.device};
   if (grid.blocks == 1) {
     launch_kernel("reduce_kernel (one block)", kernel, 1, Policy::block_threads, stream, args, op);
     return;

@@ -60,11 +60,13 @@ constexpr look_back_backoff staged_look_back_backoff(long long tiles) {
 
 // The scan arguments shared by every kernel.
 template <class T, class In, class Out>
-scan_tiles_args<T, In, Out> scan_args(In in, Out out, long long n, long long tiles, bool exclusive, const T& init) {
+scan_tiles_args<T, In, Out> scan_args(In in, Out out, long long n, long long tiles, bool exclusive, const T& init,
+                                      const std::int64_t* n_device = nullptr) {
   scan_tiles_args<T, In, Out> args{};
   args.in = in;
   args.out = out;
   args.n = n;
+  args.n_device = n_device;
   args.tiles = tiles;
   args.exclusive = exclusive;
   args.has_seed = exclusive;
@@ -74,9 +76,10 @@ scan_tiles_args<T, In, Out> scan_args(In in, Out out, long long n, long long til
 
 // A whole input in one register tile: one block, no look-back, no workspace.
 template <class Policy, class T, class In, class Out, class Op>
-void scan_single_tile(In in, Out out, long long n, bool exclusive, const T& init, Op op, cudaStream_t stream) {
+void scan_single_tile(In in, Out out, long long n, bool exclusive, const T& init, Op op, cudaStream_t stream,
+                      const std::int64_t* n_device = nullptr) {
   launch_kernel("scan_tiles_kernel (single tile)", scan_tiles_kernel<Policy, tile_prefix_source::independent, T, In, Out, Op>,
-                1, Policy::block_threads, stream, scan_args<T>(in, out, n, 1, exclusive, init), op);
+                1, Policy::block_threads, stream, scan_args<T>(in, out, n, 1, exclusive, init, n_device), op);
 }
 
 template <class T>
@@ -131,14 +134,14 @@ std::size_t look_back_state_tiles(long long n) {
 // One single-pass launch: the staged kernel where it applies, the register kernel otherwise.
 template <class Policy, class Staged, tile_prefix_source Source, class T, class In, class Out, class Op>
 void run_single_pass(In in, Out out, long long n, bool exclusive, const T& init, Op op, workspace* ws,
-                     cudaStream_t stream) {
+                     cudaStream_t stream, const std::int64_t* n_device) {
   const std::size_t state_tiles = look_back_state_tiles<Policy, Staged, T>(n);
   const detail::workspace_lease lease(ws, tile_state_slots<T>(state_tiles), tile_state_scratch_bytes<T>(state_tiles),
                                       stream);
   if constexpr (staged_tiles<Staged, T>::available && staged_readable<In, T> && std::is_same_v<Out, T*>) {
     if (staged_path<Staged, Source, T, In, Out, Op>(in, out)) {
       const long long tiles = staged_tiles<Staged, T>::count(n);
-      auto args = scan_args<T>(in, out, n, tiles, exclusive, init);
+      auto args = scan_args<T>(in, out, n, tiles, exclusive, init, n_device);
       args.pass = make_single_pass_context<T>(lease.view(), tiles, staged_look_back_backoff<Staged, Source>(tiles));
       launch_kernel(Source == tile_prefix_source::deterministic_look_back
                         ? "scan_staged_tiles_kernel (deterministic look-back)"
@@ -149,7 +152,7 @@ void run_single_pass(In in, Out out, long long n, bool exclusive, const T& init,
     }
   }
   const long long tiles = tiles_of<Policy::tile_items>(n);
-  auto args = scan_args<T>(in, out, n, tiles, exclusive, init);
+  auto args = scan_args<T>(in, out, n, tiles, exclusive, init, n_device);
   args.pass = make_single_pass_context<T>(lease.view(), tiles, Policy::backoff);
   launch_kernel(Source == tile_prefix_source::chained                   ? "scan_tiles_kernel (chained)"
                 : Source == tile_prefix_source::deterministic_look_back ? "scan_tiles_kernel (deterministic look-back)"
@@ -212,33 +215,36 @@ std::size_t look_back_workspace_bytes(long long n) {
   return workspace::bytes_needed(tile_state_slots<T>(tiles), tile_state_scratch_bytes<T>(tiles));
 }
 
-// The production scan after its checks: one tile, or one single-pass launch.
+// The production scan after its checks: one tile, or one single-pass launch. With a count in
+// device memory, n is its bound: the shape is chosen for the bound, and the kernels read the count.
 template <class Policy, class Staged, class T, class In, class Out, class Op>
 void look_back_scan(In in, Out out, long long n, bool exclusive, const T& init, Op op, cudaStream_t stream,
-                    workspace* ws, bool deterministic) {
+                    workspace* ws, bool deterministic, const std::int64_t* n_device = nullptr) {
   if (n == 0) return;
-  if (n <= Policy::tile_items) return scan_single_tile<Policy>(in, out, n, exclusive, init, op, stream);
+  if (n <= Policy::tile_items) return scan_single_tile<Policy>(in, out, n, exclusive, init, op, stream, n_device);
   // Integer operators give the same bits in any association, so they keep the faster look-back.
   if constexpr (!has_exact_association<T>()) {
     if (deterministic) {
       return run_single_pass<Policy, Staged, tile_prefix_source::deterministic_look_back>(in, out, n, exclusive, init,
-                                                                                          op, ws, stream);
+                                                                                          op, ws, stream, n_device);
     }
   }
   run_single_pass<Policy, Staged, tile_prefix_source::decoupled_look_back>(in, out, n, exclusive, init, op, ws,
-                                                                           stream);
+                                                                           stream, n_device);
 }
 
 // The one host-side entry of the production scan: check, then run. T is the accumulator type.
+// n_device: the count in device memory (scankit::device_n), with n its bound; or nullptr.
 template <class Policy, class T, class Op, class Staged = no_staging, class In, class Out>
 void dispatch_scan(const char* function, In in, Out out, long long n, bool exclusive, const T& init, Op op,
-                   cudaStream_t stream, workspace* ws, const scan_options& options) {
+                   cudaStream_t stream, workspace* ws, const scan_options& options,
+                   const std::int64_t* n_device = nullptr) {
   static_assert(std::is_trivially_copyable_v<T>, "scan values must be trivially copyable");
   check_scan_arguments<T>(function, in, out, n);
   check_production_options(function, options);
   check_policy_options<Policy>(function, options);
   check_tile_count<Policy, Staged, T>(function, n);
-  look_back_scan<Policy, Staged, T>(in, out, n, exclusive, init, op, stream, ws, options.deterministic);
+  look_back_scan<Policy, Staged, T>(in, out, n, exclusive, init, op, stream, ws, options.deterministic, n_device);
 }
 
 template <class Policy, class T, class Op, class Staged = no_staging>

@@ -142,14 +142,16 @@ void launch_segmented(const char* name, void (*kernel)(Args, Op), Args& args, lo
 }
 
 template <class Policy, class T, class In, class Heads, class Out, class Op>
-void run_segmented_scan(In values, Heads heads, Out out, long long n, bool exclusive, const T& init, Op op,
+void run_segmented_scan(In values, Heads heads, Out out, item_count count, bool exclusive, const T& init, Op op,
                         cudaStream_t stream, workspace* ws) {
+  const long long n = count.bound;  // with a device count, the launch is sized for its bound
   if (n == 0) return;
   segmented_scan_args<T, In, Heads, Out> args{};
   args.values = values;
   args.heads = heads;
   args.out = out;
   args.n = n;
+  args.n_device = count.device;
   args.exclusive = exclusive;
   args.init = init;
   launch_segmented<Policy, T>("segmented_scan_kernel", segmented_scan_kernel<Policy, T, In, Heads, Out, Op>, args, n,

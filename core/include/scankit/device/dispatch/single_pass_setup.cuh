@@ -7,17 +7,13 @@
 #include <cstddef>
 
 #include "scankit/device/tile/look_back.cuh"
+#include "scankit/device/tile/tile_extent.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
 #include "scankit/workspace.hpp"
 
 namespace scankit::device_detail {
 
 constexpr std::size_t round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-template <long long TileItems>
-constexpr long long tiles_of(long long n) {
-  return (n + TileItems - 1) / TileItems;
-}
 
 // The single-pass context of a launch of `tiles` tiles over a prepared workspace.
 template <class T>

@@ -27,6 +27,7 @@
 #include "scankit/device/util/shuffle.cuh"
 #include "scankit/device/warp/warp_reduce.cuh"
 #include "scankit/operators.hpp"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail {
 
@@ -43,6 +44,7 @@ struct reduce_args {
   long long warp_tiles_per_warp;     // the contiguous run of warp tiles each warp owns
   optional_value<T>* partials;       // one per block (grids of more than one block)
   single_pass_header* header;        // the ticket that finds the last block
+  const std::int64_t* n_device = nullptr;  // the count in device memory (n its bound), or nullptr
 };
 
 // MinBlocksPerSm goes to __launch_bounds__ (0: no minimum). Interleaved: with a commutative
@@ -141,6 +143,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   // folded in order: each warp tile transposed so that a thread holds K consecutive items, and
   // the warp's lanes combined per warp tile.
   constexpr bool commutative = is_commutative<Op>::value;
+  // The grid was planned for n (the bound of a device count); warps whose runs lie past the count
+  // find nothing to do. Every thread reads a device count (one load per warp).
+  const long long n = items_to_process(args.n, args.n_device);
   optional_value<T> mine{false, T{}};  // commutative: this thread's; otherwise lane 0's is the warp's
   const long long warp = static_cast<long long>(blockIdx.x) * Policy::warps + warp_id();
   long long first = warp * args.warp_tiles_per_warp * Policy::warp_tile_items;
@@ -149,18 +154,18 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     if (io::aligned(args.in)) {
       // Whole warp tiles in turn across the grid; the items past the last whole one go to the
       // last warp of the grid, item by item below.
-      const long long whole = args.n / Policy::warp_tile_items;
+      const long long whole = n / Policy::warp_tile_items;
       const long long grid_warps = static_cast<long long>(gridDim.x) * Policy::warps;
       for (long long t = warp; t < whole; t += grid_warps) {
         const long long base = t * Policy::warp_tile_items;
         const T tile_value = fold_warp_tile<Policy, T>(args.in + base, base, args.map, op);
         mine = {true, mine.present ? static_cast<T>(op(mine.value, tile_value)) : tile_value};
       }
-      first = warp == grid_warps - 1 ? whole * Policy::warp_tile_items : args.n;
-      end_of_run = args.n;
+      first = warp == grid_warps - 1 ? whole * Policy::warp_tile_items : n;
+      end_of_run = n;
     }
   }
-  const long long end = end_of_run < args.n ? end_of_run : args.n;
+  const long long end = end_of_run < n ? end_of_run : n;
   for (long long base = first; base < end; base += Policy::warp_tile_items) {
     const long long valid = end - base;
     if constexpr (std::is_pointer_v<In> && io::vectorizable) {

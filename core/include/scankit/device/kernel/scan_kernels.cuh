@@ -86,9 +86,14 @@ __global__ void __launch_bounds__(Policy::block_threads, (scan_tiles_min_blocks_
   using block_scan = typename storage_t::block_scan;
   using prefix_op = tile_prefix_op<T, Op, look_back_shape_for<Source>, false>;  // scans fence nothing else
   __shared__ storage_t s;
+  __shared__ long long device_n;  // the count read on the device, when there is one
 
-  if constexpr (single_pass) {
-    if (threadIdx.x == 0) s.slots.ticket = args.pass.draw();
+  if (single_pass || args.n_device != nullptr) {
+    if (threadIdx.x == 0) {
+      const long long n = items_to_process(args.n, args.n_device);  // loaded before the ticket: both in flight
+      if constexpr (single_pass) s.slots.ticket = args.pass.draw();
+      if (args.n_device != nullptr) device_n = n;
+    }
     __syncthreads();
   }
   // The tile id, from shared memory or the block index.
@@ -99,12 +104,17 @@ __global__ void __launch_bounds__(Policy::block_threads, (scan_tiles_min_blocks_
       return blockIdx.x;
     }
   };
+  const auto items = [&]() -> long long { return args.n_device != nullptr ? device_n : args.n; };
   const long long tile = tile_id();
-  const tile_extent extent = tile_extent_of<Policy::tile_items>(tile, args.n);
+  if (args.n_device != nullptr && tile >= tiles_of<Policy::tile_items>(device_n)) {
+    if (single_pass && threadIdx.x == 0) args.pass.finish_idle(s.slots.ticket);
+    return;  // past the count read on the device
+  }
+  const tile_extent extent = tile_extent_of<Policy::tile_items>(tile, items());
 
-  T items[K];
-  load_tile<io>(args.in, extent.base, extent.valid, items, s.io_storage);
-  const block_scan_result<T> scanned = block_scan::scan(thread_reduce(items, op), s.scan_storage, op);
+  T values[K];
+  load_tile<io>(args.in, extent.base, extent.valid, values, s.io_storage);
+  const block_scan_result<T> scanned = block_scan::scan(thread_reduce(values, op), s.scan_storage, op);
 
   optional_prefix<T> tile_prefix;
   if constexpr (single_pass) {
@@ -127,22 +137,22 @@ __global__ void __launch_bounds__(Policy::block_threads, (scan_tiles_min_blocks_
 
   if (args.exclusive) {
     if (has_prefix) {
-      thread_exclusive_scan(items, prefix, op);
+      thread_exclusive_scan(values, prefix, op);
     } else {
-      thread_exclusive_scan_unseeded(items, op);  // item 0 is fixed up by the caller's next pass
+      thread_exclusive_scan_unseeded(values, op);  // item 0 is fixed up by the caller's next pass
     }
   } else {
     if (has_prefix) {
-      thread_inclusive_scan(items, prefix, op);
+      thread_inclusive_scan(values, prefix, op);
     } else {
-      thread_inclusive_scan(items, op);
+      thread_inclusive_scan(values, op);
     }
   }
   // Register-capped shapes (a minimum of blocks per SM) read the tile id again for the store:
   // the extent kept live across the block scan and the look-back spills there.
   constexpr bool capped = scan_tiles_min_blocks_per_sm<Policy, Source>() > 0;
-  const tile_extent out_extent = capped ? tile_extent_of<Policy::tile_items>(tile_id(), args.n) : extent;
-  store_tile<io>(args.out, out_extent.base, out_extent.valid, items, s.io_storage);
+  const tile_extent out_extent = capped ? tile_extent_of<Policy::tile_items>(tile_id(), items()) : extent;
+  store_tile<io>(args.out, out_extent.base, out_extent.valid, values, s.io_storage);
 }
 
 template <class Policy, class T, class In, class Op>

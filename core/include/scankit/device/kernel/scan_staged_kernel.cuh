@@ -75,15 +75,15 @@ __device__ __forceinline__ T combine_lanes(const value_lanes<T, V>& totals, Op o
 // `load_items(v, items)` fetches the thread's chunk of stripe v (from shared memory or registers);
 // `stripe_total(v)` gives stripe v's total.
 template <class Shape, class T, class In, class Op, class LoadItems, class StripeTotal>
-__device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T, In, T*>& args, long long tile,
-                                                      const optional_prefix<T>& tile_prefix,
+__device__ __forceinline__ void store_scanned_stripes(const scan_tiles_args<T, In, T*>& args, long long n,
+                                                      long long tile, const optional_prefix<T>& tile_prefix,
                                                       const value_lanes<T, Shape::stripes>& exclusive_partials, Op op,
                                                       LoadItems load_items, StripeTotal stripe_total) {
   constexpr int B = Shape::block_threads;
   constexpr int P = Shape::items_per_chunk;
   const int thread = static_cast<int>(threadIdx.x);
   const long long base = tile * Shape::tile_items;
-  const long long remaining = args.n - base;
+  const long long remaining = n - base;
   const bool full = remaining >= Shape::tile_items;
   int4* out_chunks = reinterpret_cast<int4*>(args.out + base);
 
@@ -175,19 +175,30 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
   // the scanning threads' own, block_barrier.cuh).
   using hand_over = divergent_block_barrier<StagedPolicy::launch_threads, 2>;
   __shared__ storage_t s;
+  __shared__ long long device_n;  // the count read on the device, when there is one
   const raw_t* raw = input::data(args.in);
 
   if (threadIdx.x == 0) {
+    // A device count is loaded before the ticket is drawn: the two round trips overlap.
+    const long long n = items_to_process(args.n, args.n_device);
     const tile_ticket ticket = single_pass ? args.pass.draw() : tile_ticket{blockIdx.x, 0};
     s.slots.ticket = ticket;
     Probe::mark(ticket.tile, staged_step::ticket);
-    stage::issue(s.staged, raw, args.n, ticket.tile);
-    if constexpr (StagedPolicy::prefetch_tiles_ahead > 0) {
-      stage::prefetch_l2(raw, args.n, static_cast<long long>(ticket.tile) + StagedPolicy::prefetch_tiles_ahead);
+    if (args.n_device != nullptr) device_n = n;
+    if (ticket.tile < tiles_of<shape::tile_items>(n)) {
+      stage::issue(s.staged, raw, n, ticket.tile);
+      if constexpr (StagedPolicy::prefetch_tiles_ahead > 0) {
+        stage::prefetch_l2(raw, n, static_cast<long long>(ticket.tile) + StagedPolicy::prefetch_tiles_ahead);
+      }
     }
   }
   __syncthreads();
   const long long tile = s.slots.ticket.tile;
+  const auto items = [&]() -> long long { return args.n_device != nullptr ? device_n : args.n; };
+  if (args.n_device != nullptr && tile >= tiles_of<shape::tile_items>(device_n)) {
+    if (single_pass && threadIdx.x == 0) args.pass.finish_idle(s.slots.ticket);
+    return;  // past the count read on the device: no copy was issued
+  }
   // The protocol's view of this tile, made where it is used: its epoch comes from shared memory
   // then, instead of living in a register through the whole tile (registers cap residency here).
   const auto prefix_of = [&] { return prefix_op(args.pass, s.slots.ticket, op, args.has_seed, args.seed); };
@@ -206,7 +217,7 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     }
   }
 
-  stage::complete(s.staged, raw, args.n, tile);
+  stage::complete(s.staged, raw, items(), tile);
   if (threadIdx.x == 0) Probe::mark(tile, staged_step::loaded);
   const int thread = static_cast<int>(threadIdx.x);
   const int4* chunks = s.staged.chunks;
@@ -245,7 +256,7 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
     tile_prefix = prefix_of().template resolve<whole_block_barrier>(aggregate, s.slots.prefix);
   }
 
-  store_scanned_stripes<shape>(args, tile, tile_prefix, scanned.exclusive, op, unpack,
+  store_scanned_stripes<shape>(args, items(), tile, tile_prefix, scanned.exclusive, op, unpack,
                                [&](int v) { return storage_t::block_scan::aggregate(s.scan_storage).lane[v]; });
   if (threadIdx.x == 0) Probe::mark(tile, staged_step::stored);
 #else

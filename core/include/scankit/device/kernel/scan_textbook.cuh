@@ -121,7 +121,7 @@ void dispatch_lab_scan(const char* function, In in, Out out, long long n, bool e
     case scan_strategy::chained:
       if (n <= Policy::tile_items) return scan_single_tile<Policy>(in, out, n, exclusive, init, op, stream);
       return run_single_pass<Policy, no_staging, tile_prefix_source::chained>(in, out, n, exclusive, init, op, ws,
-                                                                              stream);
+                                                                              stream, nullptr);
     default:
       return look_back_scan<Policy, Staged, T>(in, out, n, exclusive, init, op, stream, ws, options.deterministic);
   }

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "scankit/device/tile/tile_prefix_op.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail {
 
@@ -34,7 +35,8 @@ template <class T, class In = const T*, class Out = T*>
 struct scan_tiles_args {
   In in;
   Out out;
-  long long n;
+  long long n;                   // the items, or their bound when n_device is set
+  const std::int64_t* n_device;  // the count in device memory (device_count.cuh), or nullptr
   long long tiles;
   bool exclusive;                // write exclusive results (out[i] excludes in[i])
   bool has_seed;                 // `seed` goes in front of everything (exclusive scan's init)

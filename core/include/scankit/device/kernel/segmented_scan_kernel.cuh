@@ -22,6 +22,7 @@
 #include "scankit/device/kernel/scan_kernels.cuh"
 #include "scankit/device/tile/tile_extent.cuh"
 #include "scankit/device/tile/tile_prefix_op.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/segmented_operators.hpp"
 
 namespace scankit::device_detail {
@@ -31,7 +32,8 @@ struct segmented_scan_args {
   In values;
   Heads heads;
   Out out;
-  long long n;
+  long long n;                   // the items, or their bound when n_device is set
+  const std::int64_t* n_device;  // the count in device memory (device_count.cuh), or nullptr
   bool exclusive;  // each segment starts from `init` (out at a head = init)
   T init;
   single_pass_context<segment_item<T>> pass;  // header == nullptr: one tile, no look-back
@@ -116,7 +118,14 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     segmented_scan_kernel(const segmented_scan_args<T, In, Heads, Out> args, Op op) {
   using storage_t = segmented_scan_storage<Policy, T, Heads>;
   __shared__ storage_t s;
-  const auto [base, valid] = tile_extent_of<Policy::tile_items>(segmented_tile_index<T>(args.pass, s), args.n);
+  const long long tile = segmented_tile_index<T>(args.pass, s);
+  // Every thread reads a device count itself (one load per warp; nothing in this launch writes it).
+  const long long n = items_to_process(args.n, args.n_device);
+  if (args.n_device != nullptr && tile >= tiles_of<Policy::tile_items>(n)) {
+    if (threadIdx.x == 0 && args.pass.header != nullptr) args.pass.finish_idle(s.slots.ticket);
+    return;  // past the count read on the device
+  }
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, n);
 
   const auto head_plan = args.heads.prepare(base);  // before the values' loads, to overlap them
   T values[Policy::items_per_thread];

@@ -3,6 +3,11 @@
 
 namespace scankit::device_detail {
 
+template <long long TileItems>
+__host__ __device__ constexpr long long tiles_of(long long n) {
+  return (n + TileItems - 1) / TileItems;
+}
+
 struct tile_extent {
   long long base;  // the tile's first item
   int valid;       // how many of its items exist: TileItems, fewer in the last tile

@@ -81,6 +81,12 @@ struct single_pass_context {
   __device__ __forceinline__ tile_ticket draw() const {
     return draw_tile_ticket(header, static_cast<std::uint32_t>(tiles));
   }
+
+  // One thread per block, for a block whose ticket lies past the tiles of a count read on the
+  // device (device_count.cuh): it touches no tile state, and only reports (wrap launches).
+  __device__ __forceinline__ void finish_idle(const tile_ticket& ticket) const {
+    finish_tile_states(header, ticket, static_cast<std::uint32_t>(tiles), state.slots, region_slots);
+  }
 };
 
 // A tile's exclusive prefix; `present` is false only where nothing precedes the tile (tile 0

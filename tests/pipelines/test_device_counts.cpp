@@ -1,0 +1,462 @@
+// Lengths held in device memory (scankit::device_n) for the scan, compaction, sort, reduce,
+// reduce-by-key and segmented scan entry points of the precompiled API. Each call is sized for a host bound and
+// given a count in device memory: 0, 1, small ones, counts at and around tile edges, the bound,
+// and counts outside [0, bound] (clamped). The results are checked against host references over
+// the first `count` items, and every output item past the count must keep its poison: a kernel
+// that used the bound instead of the count writes there.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "scankit/compact.hpp"
+#include "scankit/device_n.hpp"
+#include "scankit/error.hpp"
+#include "scankit/reduce.hpp"
+#include "scankit/reduce_by_key.hpp"
+#include "scankit/scan.hpp"
+#include "scankit/segmented_scan.hpp"
+#include "scankit/sort.hpp"
+#include "support/gpu_test.hpp"
+
+namespace scankit::testing {
+namespace {
+
+// A count in device memory, set from the host before each call.
+class device_count_cell {
+ public:
+  device_count_cell() : cell_(1) {}
+  const std::int64_t* set(std::int64_t value) {
+    cell_.upload({value});
+    return cell_.data();
+  }
+  std::int64_t* data() { return cell_.data(); }
+
+ private:
+  device_buffer<std::int64_t> cell_;
+};
+
+// The items a call must process: the count clamped to [0, bound].
+std::int64_t processed(std::int64_t count, std::int64_t bound) { return std::clamp<std::int64_t>(count, 0, bound); }
+
+// Counts to try for a bound: the edges, tile-sized neighbourhoods, random ones, and out of range.
+std::vector<std::int64_t> counts_for(std::int64_t bound, std::mt19937_64& rng) {
+  std::vector<std::int64_t> counts = {0, 1, 2, 31, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8193, bound - 1, bound,
+                                      bound + 17, -5};
+  std::uniform_int_distribution<std::int64_t> any(0, bound);
+  for (int i = 0; i < 4; ++i) counts.push_back(any(rng));
+  counts.erase(std::remove_if(counts.begin(), counts.end(),
+                              [&](std::int64_t c) { return c > bound + 17 || (c > bound && c != bound + 17); }),
+               counts.end());
+  return counts;
+}
+
+// Output items [from, size) still hold the 0xA5 poison.
+template <class T>
+void expect_poisoned_from(const std::vector<T>& out, std::int64_t from, const std::string& what) {
+  unsigned char poison[sizeof(T)];
+  std::memset(poison, 0xA5, sizeof(T));
+  for (std::size_t i = static_cast<std::size_t>(from); i < out.size(); ++i) {
+    if (std::memcmp(&out[i], poison, sizeof(T)) != 0) {
+      ADD_FAILURE() << what << ": item " << i << " past the count " << from << " was written";
+      return;
+    }
+  }
+}
+
+template <class T>
+std::vector<T> random_ints(std::size_t n, long long lo, long long hi, std::mt19937_64& rng) {
+  std::uniform_int_distribution<long long> d(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(d(rng));
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scan: the staged kernel (aligned arrays), the register kernel (misaligned), one tile.
+
+template <class T>
+void check_scan(std::int64_t bound, std::int64_t offset, std::mt19937_64& rng) {
+  SCOPED_TRACE("bound " + std::to_string(bound) + ", offset " + std::to_string(offset));
+  const std::vector<T> host = random_ints<T>(static_cast<std::size_t>(bound + offset), -50, 50, rng);
+  device_buffer<T> in(host);
+  device_buffer<T> out(static_cast<std::size_t>(bound + offset));
+  device_count_cell cell;
+  const T init = static_cast<T>(7);
+  for (std::int64_t count : counts_for(bound, rng)) {
+    SCOPED_TRACE("count " + std::to_string(count));
+    const std::int64_t c = processed(count, bound);
+    for (bool exclusive : {false, true}) {
+      out.poison();
+      const device_n n{cell.set(count), bound};
+      if (exclusive) {
+        exclusive_scan(in.data() + offset, out.data() + offset, n, init);
+      } else {
+        inclusive_scan(in.data() + offset, out.data() + offset, n);
+      }
+      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<T> got = out.download();
+      T running = exclusive ? init : T{};
+      bool ok = true;
+      for (std::int64_t i = 0; i < c && ok; ++i) {
+        const T x = host[static_cast<std::size_t>(offset + i)];
+        const T want = exclusive ? running : static_cast<T>(running + x);
+        running = static_cast<T>(running + x);
+        if (got[static_cast<std::size_t>(offset + i)] != want) {
+          ADD_FAILURE() << (exclusive ? "exclusive" : "inclusive") << " scan item " << i << ": " << +got[offset + i]
+                        << " != " << +want;
+          ok = false;
+        }
+      }
+      expect_poisoned_from(got, offset + c, "scan");
+    }
+  }
+}
+
+TEST(DeviceCounts, Scan) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  check_scan<std::int32_t>(300'007, 0, rng);   // staged kernel, many tiles
+  check_scan<std::int32_t>(300'007, 1, rng);   // misaligned: the register kernel
+  check_scan<std::int64_t>(100'003, 0, rng);
+  check_scan<std::int32_t>(1000, 0, rng);      // one tile
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compaction.
+
+TEST(DeviceCounts, SelectFlaggedSelectIfUnique) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  for (std::int64_t bound : {std::int64_t{200'003}, std::int64_t{700}}) {
+    SCOPED_TRACE("bound " + std::to_string(bound));
+    const auto size = static_cast<std::size_t>(bound);
+    const std::vector<std::int32_t> items = random_ints<std::int32_t>(size, 0, 9, rng);  // runs for unique
+    const std::vector<std::uint8_t> flags = random_ints<std::uint8_t>(size, 0, 1, rng);
+    const std::vector<std::int32_t> values = random_ints<std::int32_t>(size, -1000, 1000, rng);
+    device_buffer<std::int32_t> d_items(items), d_values(values), out(size), values_out(size);
+    device_buffer<std::uint8_t> d_flags(flags);
+    device_buffer<std::int64_t> kept(1);
+    device_count_cell cell;
+    for (std::int64_t count : counts_for(bound, rng)) {
+      SCOPED_TRACE("count " + std::to_string(count));
+      const std::int64_t c = processed(count, bound);
+      const device_n n{cell.set(count), bound};
+      const auto run = [&](const char* what, std::vector<std::int32_t> want, auto&& call) {
+        out.poison();
+        kept.poison();
+        call();
+        SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::int64_t got_count = kept.download()[0];
+        ASSERT_EQ(got_count, static_cast<std::int64_t>(want.size())) << what;
+        std::vector<std::int32_t> got = out.download();
+        EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin())) << what;
+        expect_poisoned_from(got, got_count, what);
+      };
+      std::vector<std::int32_t> want;
+      for (std::int64_t i = 0; i < c; ++i) {
+        if (flags[i] != 0) want.push_back(items[i]);
+      }
+      run("select_flagged", want, [&] { select_flagged(d_items.data(), d_flags.data(), out.data(), kept.data(), n); });
+      want.clear();
+      for (std::int64_t i = 0; i < c; ++i) {
+        if (items[i] >= 3 && items[i] <= 6) want.push_back(items[i]);
+      }
+      run("select_if", want, [&] { select_if(d_items.data(), out.data(), kept.data(), n, keep_in_range<std::int32_t>{3, 6}); });
+      want.clear();
+      for (std::int64_t i = 0; i < c; ++i) {
+        if (i == 0 || items[i] != items[i - 1]) want.push_back(items[i]);
+      }
+      run("unique", want, [&] { unique(d_items.data(), out.data(), kept.data(), n); });
+      std::vector<std::int32_t> want_values;
+      for (std::int64_t i = 0; i < c; ++i) {
+        if (i == 0 || items[i] != items[i - 1]) want_values.push_back(values[i]);
+      }
+      values_out.poison();
+      run("unique_by_key", want, [&] {
+        unique_by_key(d_items.data(), d_values.data(), out.data(), values_out.data(), kept.data(), n);
+      });
+      const std::vector<std::int32_t> got_values = values_out.download();
+      EXPECT_TRUE(std::equal(want_values.begin(), want_values.end(), got_values.begin())) << "unique_by_key values";
+      expect_poisoned_from(got_values, static_cast<std::int64_t>(want_values.size()), "unique_by_key values");
+    }
+  }
+}
+
+TEST(DeviceCounts, PartitionPlacesRejectedByTheCount) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  const std::int64_t bound = 100'001;
+  const auto size = static_cast<std::size_t>(bound);
+  const std::vector<std::uint32_t> items = random_ints<std::uint32_t>(size, 0, 100, rng);
+  device_buffer<std::uint32_t> in(items), out(size);
+  device_buffer<std::int64_t> kept(1);
+  device_count_cell cell;
+  for (std::int64_t count : counts_for(bound, rng)) {
+    SCOPED_TRACE("count " + std::to_string(count));
+    const std::int64_t c = processed(count, bound);
+    out.poison();
+    partition_if(in.data(), out.data(), kept.data(), device_n{cell.set(count), bound},
+                 keep_in_range<std::uint32_t>{10, 40});
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<std::uint32_t> selected, rejected;
+    for (std::int64_t i = 0; i < c; ++i) (items[i] >= 10 && items[i] <= 40 ? selected : rejected).push_back(items[i]);
+    std::reverse(rejected.begin(), rejected.end());  // one array: rejected in reverse input order
+    const std::vector<std::uint32_t> got = out.download();
+    ASSERT_EQ(kept.download()[0], static_cast<std::int64_t>(selected.size()));
+    EXPECT_TRUE(std::equal(selected.begin(), selected.end(), got.begin()));
+    EXPECT_TRUE(std::equal(rejected.begin(), rejected.end(), got.begin() + static_cast<std::ptrdiff_t>(selected.size())));
+    expect_poisoned_from(got, c, "partition_if");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sort: the bitonic and one-block sorts (small bounds), onesweep, 8-bit keys (never the counting
+// sort with a device count), the double-buffer form, argsort, and a sort by no bits at all.
+
+template <class K, class V>
+void check_sort_pairs(std::int64_t bound, std::mt19937_64& rng) {
+  SCOPED_TRACE("bound " + std::to_string(bound) + ", " + std::to_string(sizeof(K)) + "-byte keys");
+  const auto size = static_cast<std::size_t>(bound);
+  std::vector<K> keys(size);
+  for (auto& k : keys) k = static_cast<K>(rng() & (sizeof(K) == 1 ? 0xffu : 0xfffffu));
+  std::vector<V> values(size);
+  std::iota(values.begin(), values.end(), V{0});
+  device_buffer<K> d_keys(keys), keys_out(size);
+  device_buffer<V> d_values(values), values_out(size);
+  device_count_cell cell;
+  for (std::int64_t count : counts_for(bound, rng)) {
+    SCOPED_TRACE("count " + std::to_string(count));
+    const std::int64_t c = processed(count, bound);
+    std::vector<std::size_t> order(static_cast<std::size_t>(c));
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+    keys_out.poison();
+    values_out.poison();
+    sort_pairs(d_keys.data(), keys_out.data(), d_values.data(), values_out.data(), device_n{cell.set(count), bound});
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<K> got_keys = keys_out.download();
+    const std::vector<V> got_values = values_out.download();
+    for (std::int64_t i = 0; i < c; ++i) {
+      if (got_keys[i] != keys[order[i]] || got_values[i] != values[order[i]]) {
+        ADD_FAILURE() << "sort_pairs item " << i;
+        break;
+      }
+    }
+    expect_poisoned_from(got_keys, c, "sort_pairs keys");
+    expect_poisoned_from(got_values, c, "sort_pairs values");
+  }
+}
+
+TEST(DeviceCounts, SortPairs) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  check_sort_pairs<std::uint32_t, std::int32_t>(1000, rng);     // bitonic
+  check_sort_pairs<std::uint32_t, std::int32_t>(3000, rng);     // one-block radix sort
+  check_sort_pairs<std::uint32_t, std::int32_t>(300'007, rng);  // onesweep
+  check_sort_pairs<std::uint64_t, std::uint64_t>(150'001, rng);
+}
+
+TEST(DeviceCounts, SortKeysArgsortDoubleBufferAndNoBits) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  const std::int64_t bound = 200'003;
+  const auto size = static_cast<std::size_t>(bound);
+  const std::vector<std::uint8_t> bytes = random_ints<std::uint8_t>(size, 0, 255, rng);
+  std::vector<float> floats(size);
+  for (auto& f : floats) f = static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 8.0f;
+  device_buffer<std::uint8_t> d_bytes(bytes), bytes_out(size);
+  device_buffer<float> d_floats(floats), floats_out(size), alternate(size);
+  device_buffer<std::int32_t> indices(size);
+  device_count_cell cell;
+  for (std::int64_t count : counts_for(bound, rng)) {
+    SCOPED_TRACE("count " + std::to_string(count));
+    const std::int64_t c = processed(count, bound);
+    const device_n n{cell.set(count), bound};
+
+    bytes_out.poison();
+    sort_keys(d_bytes.data(), bytes_out.data(), n);  // 8-bit keys: the radix sort, not the counting sort
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<std::uint8_t> want_bytes(bytes.begin(), bytes.begin() + c);
+    std::sort(want_bytes.begin(), want_bytes.end());
+    std::vector<std::uint8_t> got_bytes = bytes_out.download();
+    EXPECT_TRUE(std::equal(want_bytes.begin(), want_bytes.end(), got_bytes.begin())) << "uint8 sort_keys";
+    expect_poisoned_from(got_bytes, c, "uint8 sort_keys");
+
+    std::vector<std::int32_t> order(static_cast<std::size_t>(c));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return floats[a] > floats[b]; });
+    indices.poison();
+    sort_options descending;
+    descending.order = sort_order::descending;
+    argsort(d_floats.data(), static_cast<float*>(nullptr), indices.data(), n, nullptr, nullptr, descending);
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<std::int32_t> got_indices = indices.download();
+    EXPECT_TRUE(std::equal(order.begin(), order.end(), got_indices.begin())) << "argsort";
+    expect_poisoned_from(got_indices, c, "argsort");
+
+    // The double-buffer form sorts in the caller's buffers: only the first c items may change.
+    floats_out.upload(floats);
+    alternate.poison();
+    double_buffer<float> buffers(floats_out.data(), alternate.data());
+    sort_keys(buffers, n);
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> want_floats(floats.begin(), floats.begin() + c);
+    std::sort(want_floats.begin(), want_floats.end());
+    const std::vector<float> got_floats =
+        buffers.current() == floats_out.data() ? floats_out.download() : alternate.download();
+    EXPECT_TRUE(std::equal(want_floats.begin(), want_floats.end(), got_floats.begin())) << "double-buffer sort_keys";
+    if (buffers.current() == alternate.data()) expect_poisoned_from(got_floats, c, "double-buffer sort_keys");
+
+    // No bits to sort by: the keys are copied, up to the count.
+    sort_options no_bits;
+    no_bits.begin_bit = no_bits.end_bit = 4;
+    bytes_out.poison();
+    sort_keys(d_bytes.data(), bytes_out.data(), n, nullptr, nullptr, no_bits);
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    got_bytes = bytes_out.download();
+    EXPECT_TRUE(std::equal(bytes.begin(), bytes.begin() + c, got_bytes.begin())) << "sort by no bits";
+    expect_poisoned_from(got_bytes, c, "sort by no bits");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reduce-by-key and segmented scans.
+
+TEST(DeviceCounts, ReduceByKeyAndSegmentedScans) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  for (std::int64_t bound : {std::int64_t{250'001}, std::int64_t{900}}) {
+    SCOPED_TRACE("bound " + std::to_string(bound));
+    const auto size = static_cast<std::size_t>(bound);
+    std::vector<std::int32_t> keys(size);
+    std::int32_t key = 0;
+    for (auto& k : keys) k = (key += (rng() % 5 == 0) ? 1 : 0);
+    const std::vector<std::int64_t> values = random_ints<std::int64_t>(size, -100, 100, rng);
+    std::vector<std::uint8_t> heads(size);
+    for (std::size_t i = 0; i < size; ++i) heads[i] = i == 0 || keys[i] != keys[i - 1];
+    device_buffer<std::int32_t> d_keys(keys), unique_keys(size);
+    device_buffer<std::int64_t> d_values(values), sums(size), out(size), runs(1);
+    device_buffer<std::uint8_t> d_heads(heads);
+    device_count_cell cell;
+    for (std::int64_t count : counts_for(bound, rng)) {
+      SCOPED_TRACE("count " + std::to_string(count));
+      const std::int64_t c = processed(count, bound);
+      const device_n n{cell.set(count), bound};
+      std::vector<std::int32_t> want_keys;
+      std::vector<std::int64_t> want_sums, want_scan(static_cast<std::size_t>(c));
+      for (std::int64_t i = 0; i < c; ++i) {
+        if (heads[i] != 0) {
+          want_keys.push_back(keys[i]);
+          want_sums.push_back(0);
+        }
+        want_sums.back() += values[i];
+        want_scan[i] = want_sums.back();
+      }
+      unique_keys.poison();
+      sums.poison();
+      runs.poison();
+      reduce_by_key(d_keys.data(), d_values.data(), unique_keys.data(), sums.data(), runs.data(), n);
+      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      ASSERT_EQ(runs.download()[0], static_cast<std::int64_t>(want_keys.size()));
+      const std::vector<std::int32_t> got_keys = unique_keys.download();
+      const std::vector<std::int64_t> got_sums = sums.download();
+      EXPECT_TRUE(std::equal(want_keys.begin(), want_keys.end(), got_keys.begin())) << "reduce_by_key keys";
+      EXPECT_TRUE(std::equal(want_sums.begin(), want_sums.end(), got_sums.begin())) << "reduce_by_key sums";
+      expect_poisoned_from(got_sums, static_cast<std::int64_t>(want_sums.size()), "reduce_by_key sums");
+
+      for (int form = 0; form < 2; ++form) {
+        out.poison();
+        if (form == 0) {
+          inclusive_scan_by_key(d_keys.data(), d_values.data(), out.data(), n);
+        } else {
+          inclusive_segmented_scan(d_values.data(), d_heads.data(), out.data(), n);
+        }
+        SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<std::int64_t> got = out.download();
+        EXPECT_TRUE(std::equal(want_scan.begin(), want_scan.end(), got.begin())) << "segmented scan form " << form;
+        expect_poisoned_from(got, c, "segmented scan");
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reduce and arg-max: one grid planned for the bound, the items below the count combined.
+
+TEST(DeviceCounts, ReduceAndArgMax) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  for (std::int64_t bound : {std::int64_t{3'000'017}, std::int64_t{500}}) {
+    SCOPED_TRACE("bound " + std::to_string(bound));
+    const std::vector<std::int64_t> values = random_ints<std::int64_t>(static_cast<std::size_t>(bound), -1000, 1000, rng);
+    device_buffer<std::int64_t> d_values(values), sum(1);
+    device_buffer<indexed_value<std::int64_t>> best(1);
+    device_count_cell cell;
+    for (std::int64_t count : counts_for(bound, rng)) {
+      SCOPED_TRACE("count " + std::to_string(count));
+      const std::int64_t c = processed(count, bound);
+      const device_n n{cell.set(count), bound};
+      sum.poison();
+      best.poison();
+      reduce(d_values.data(), sum.data(), n, std::int64_t{5});
+      arg_max(d_values.data(), best.data(), n);
+      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      const auto first = values.begin(), last = values.begin() + c;
+      EXPECT_EQ(sum.download()[0], std::accumulate(first, last, std::int64_t{5}));
+      const indexed_value<std::int64_t> got = best.download()[0];
+      if (c == 0) {
+        EXPECT_EQ(got.index, -1);
+      } else {
+        const auto at = std::max_element(first, last);  // the first maximum
+        EXPECT_EQ(got.index, at - first);
+        EXPECT_EQ(got.value, *at);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad arguments: refused before anything is enqueued (no GPU needed).
+
+TEST(DeviceCounts, BadArgumentsAreRefused) {
+  std::int64_t* cell = reinterpret_cast<std::int64_t*>(std::uintptr_t{0x1000});  // never dereferenced
+  const auto* in = reinterpret_cast<const std::int32_t*>(std::uintptr_t{0x10000});
+  auto* out = reinterpret_cast<std::int32_t*>(std::uintptr_t{0x40000000});
+  const auto* flags = reinterpret_cast<const std::uint8_t*>(std::uintptr_t{0x80000000});
+  EXPECT_THROW(inclusive_scan(in, out, device_n{nullptr, 10}), error);
+  EXPECT_THROW(inclusive_scan(in, out, device_n{cell, -1}), error);
+  EXPECT_THROW(select_flagged(in, flags, out, nullptr, device_n{nullptr, 10}), error);
+  // The count may not be the call's own count output.
+  EXPECT_THROW(select_flagged(in, flags, out, cell, device_n{cell, 10}), error);
+  compact_options three_step;
+  three_step.strategy = compact_strategy::three_step;
+  auto* kept = reinterpret_cast<std::int64_t*>(std::uintptr_t{0x2000});
+  EXPECT_THROW(select_flagged(in, flags, out, kept, device_n{cell, 10}, nullptr, nullptr, three_step), error);
+  sort_options reduce_then_scan;
+  reduce_then_scan.strategy = sort_strategy::reduce_then_scan;
+  const auto* keys = reinterpret_cast<const std::uint32_t*>(std::uintptr_t{0x10000});
+  auto* keys_out = reinterpret_cast<std::uint32_t*>(std::uintptr_t{0x40000000});
+  EXPECT_THROW(sort_keys(keys, keys_out, device_n{cell, 10}, nullptr, nullptr, reduce_then_scan), error);
+  EXPECT_THROW(sort_keys(keys, keys_out, device_n{nullptr, 10}), error);
+  auto* runs = reinterpret_cast<std::int64_t*>(std::uintptr_t{0x3000});
+  auto* sums = reinterpret_cast<std::int32_t*>(std::uintptr_t{0x60000000});
+  EXPECT_THROW(reduce_by_key(in, in, out, sums, runs, device_n{runs, 10}), error);
+}
+
+}  // namespace
+}  // namespace scankit::testing
