@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/sampling/alias_build.cuh"
 #include "scankit/device/sampling/alias_draw.cuh"
 #include "scankit/device/util/l2_size.hpp"
@@ -59,11 +60,13 @@ void alias_table::check_host(cudaStream_t stream) const {
 }
 
 void build_alias_table(const float* weights, std::int64_t n, alias_table& table, cudaStream_t stream, workspace* ws) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::build_alias_table");
   device_detail::sampling::build_alias(weights, n, table, stream, ws);
 }
 
 void build_alias_table(const double* weights, std::int64_t n, alias_table& table, cudaStream_t stream,
                        workspace* ws) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::build_alias_table");
   device_detail::sampling::build_alias(weights, n, table, stream, ws);
 }
 
@@ -71,6 +74,7 @@ void sample(const alias_table& table, std::int32_t* out, std::int64_t count, std
             cudaStream_t stream) {
   using namespace device_detail::sampling;
   const char* fn = "scankit::sample (alias_table)";
+  const ::scankit::detail::nvtx_range nvtx(fn);
   if (count < 0) throw error(std::string(fn) + ": count is negative (" + std::to_string(count) + ")");
   if (count > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with count > 0");
   if (table.header() == nullptr) throw error(std::string(fn) + ": the table was never built");

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/sampling/dispatch.cuh"
 #include "scankit/device/sampling/draw_kernel.cuh"
 #include "scankit/device/sampling/table_guide.cuh"
@@ -125,6 +126,7 @@ void sampling_table::check_host(cudaStream_t stream) const {
 
 void sample(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
             std::uint64_t offset, cudaStream_t stream) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::sample (sampling_table)");
   device_detail::sampling::draw(table, out, count, seed, offset, stream);
 }
 

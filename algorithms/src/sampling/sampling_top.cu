@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/sampling/dispatch.cuh"
 #include "scankit/device/sampling/top_select.cuh"
 
@@ -12,6 +13,7 @@ void sample_rows_top(const float* values, std::int64_t rows, std::int64_t cols, 
                      workspace* ws) {
   using namespace device_detail::sampling;
   const char* fn = "scankit::sample_rows_top";
+  const ::scankit::detail::nvtx_range nvtx(fn);
   if (rows < 0) throw error(std::string(fn) + ": rows is negative (" + std::to_string(rows) + ")");
   if (rows > max_bins) throw error(std::string(fn) + ": rows exceeds 2^31 - 1");
   if (cols < 0) throw error(std::string(fn) + ": cols is negative (" + std::to_string(cols) + ")");

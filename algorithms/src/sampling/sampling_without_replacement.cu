@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/dispatch/single_pass_setup.cuh"  // round_up_256
 #include "scankit/device/sampling/without_replacement.cuh"
 #include "scankit/device/util/launch.cuh"
@@ -48,11 +49,13 @@ void without_replacement(const T* w, std::int64_t n, std::int64_t k, std::int32_
 
 void sample_without_replacement(const float* weights, std::int64_t n, std::int64_t k, std::int32_t* out,
                                 std::uint64_t seed, std::uint64_t offset, cudaStream_t stream, workspace* ws) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::sample_without_replacement");
   without_replacement(weights, n, k, out, seed, offset, stream, ws);
 }
 
 void sample_without_replacement(const double* weights, std::int64_t n, std::int64_t k, std::int32_t* out,
                                 std::uint64_t seed, std::uint64_t offset, cudaStream_t stream, workspace* ws) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::sample_without_replacement");
   without_replacement(weights, n, k, out, seed, offset, stream, ws);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/sampling/token_sampler_kernel.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/device/util/launch_cluster.cuh"
@@ -68,6 +69,7 @@ template <class T>
 void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t vocab, std::int64_t output_rows,
                       const token_sampling_params& p, const token_sampling_outputs& o, cudaStream_t stream) {
   const char* fn = "scankit::sample_tokens";
+  const ::scankit::detail::nvtx_range nvtx(fn);
   check_arguments(fn, values, input_rows, vocab, output_rows, p, o);
   if (output_rows == 0) return;
   token_kernel_args<T> args{};

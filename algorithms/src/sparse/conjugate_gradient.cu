@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/sparse/conjugate_gradient_kernels.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
@@ -137,6 +138,7 @@ template <class Index, class Value>
 cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b, dense_vector<Value> x,
                 const cg_options& options, cudaStream_t stream, workspace* ws) {
   const auto n = static_cast<std::int64_t>(plan.matrix().rows);
+  const ::scankit::detail::nvtx_range nvtx("scankit::sparse::conjugate_gradient");
   cg_result result;
   if (n == 0) {
     result.converged = true;

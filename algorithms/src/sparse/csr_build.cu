@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/sparse/csr_build_kernels.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
@@ -47,6 +48,7 @@ template <class Index, class Value>
 device_csr<Index, Value> coo_to_csr(const Index* rows, const Index* cols, const Value* values, std::int64_t nnz,
                                     Index n_rows, Index n_cols, cudaStream_t stream, workspace* ws) {
   const char* function = "scankit::sparse::coo_to_csr";
+  const ::scankit::detail::nvtx_range nvtx(function);
   detail::check_count(function, nnz);
   if (n_rows < 0 || n_cols < 0) {
     throw error(std::string(function) + ": negative size " + std::to_string(n_rows) + " x " + std::to_string(n_cols));
@@ -113,6 +115,7 @@ device_csr<Index, Value> coo_to_csr(const Index* rows, const Index* cols, const 
 
 template <class Index, class Value>
 void csr_to_coo_rows(const csr_view<Index, Value>& a, Index* rows, cudaStream_t stream) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::sparse::csr_to_coo_rows");
   detail::check_pointer("scankit::sparse::csr_to_coo_rows", "rows", rows, a.nonzeros);
   if (a.nonzeros == 0) return;
   device_detail::launch_kernel("expand_rows_kernel", device_detail::expand_rows_kernel<Index>, grid_for(a.rows), 256,
@@ -121,6 +124,7 @@ void csr_to_coo_rows(const csr_view<Index, Value>& a, Index* rows, cudaStream_t 
 
 template <class Index, class Value>
 device_csr<Index, Value> transpose(const csr_view<Index, Value>& a, cudaStream_t stream, workspace* ws) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::sparse::transpose");
   const auto nnz = a.nonzeros;
   device_csr<Index, Value> t(a.cols, a.rows, nnz);
   if (nnz == 0) {
@@ -153,10 +157,12 @@ template device_csr<std::int64_t, double> transpose(const csr_view<std::int64_t,
 
 void row_offsets_from_sorted_rows(const std::int32_t* rows, std::int64_t nnz, std::int32_t n_rows,
                                   std::int32_t* offsets, cudaStream_t stream) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::sparse::row_offsets_from_sorted_rows");
   row_offsets("scankit::sparse::row_offsets_from_sorted_rows", rows, nnz, n_rows, offsets, stream);
 }
 void row_offsets_from_sorted_rows(const std::int64_t* rows, std::int64_t nnz, std::int64_t n_rows,
                                   std::int64_t* offsets, cudaStream_t stream) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::sparse::row_offsets_from_sorted_rows");
   row_offsets("scankit::sparse::row_offsets_from_sorted_rows", rows, nnz, n_rows, offsets, stream);
 }
 

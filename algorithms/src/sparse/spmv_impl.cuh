@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/sparse/csr_check_kernels.cuh"
 #include "scankit/device/sparse/spmv_dispatch.cuh"
 #include "scankit/device/sparse/spmv_transpose_kernel.cuh"
@@ -216,6 +217,7 @@ template <class Index, class Value>
 void spmv_once(Value alpha, const csr_view<Index, Value>& a, dense_vector<const Value> x, Value beta,
                dense_vector<Value> y, cudaStream_t stream, workspace* ws, const spmv_options& options) {
   const char* function = "scankit::sparse::spmv";
+  const ::scankit::detail::nvtx_range nvtx(function);
   check_options(function, options);
   check_matrix(function, a);
   check_vectors(function, a, options.operation, x, y);
@@ -234,6 +236,7 @@ template <class Index, class Value>
 void spmv_planned(const spmv_plan<Index, Value>& plan, Value alpha, dense_vector<const Value> x, Value beta,
                   dense_vector<Value> y, cudaStream_t stream, workspace* ws) {
   check_vectors("scankit::sparse::spmv", plan.matrix(), plan.operation(), x, y);
+  const ::scankit::detail::nvtx_range nvtx("scankit::sparse::spmv");
   if (y.size == 0) return;
   if (alpha == Value(0)) return scale(y.data, y.size, beta, stream);
   if (plan.column_blocks() > 1) {  // the first block applies beta; the others add to y
@@ -291,6 +294,7 @@ spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_o
                                    workspace* ws)
     : matrix_(a), operand_(a), operation_(options.operation) {
   const char* function = "scankit::sparse::spmv_plan";
+  const ::scankit::detail::nvtx_range nvtx(function);
   precompiled::check_options(function, options);
   statistics_ = precompiled::checked_statistics(function, a, stream);
   csr_row_statistics operand_statistics = statistics_;
@@ -369,6 +373,7 @@ void spmv_plan<Index, Value>::make_column_blocks(cudaStream_t stream, workspace*
 
 template <class Index, class Value>
 void spmv_plan<Index, Value>::update_values(cudaStream_t stream, workspace* ws) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::sparse::spmv_plan::update_values");
   if (column_blocks_ > 1) {
     std::vector<long long> sizes;
     for (int b = 0; b < column_blocks_; ++b) sizes.push_back(blocks_[b].matrix.nonzeros);

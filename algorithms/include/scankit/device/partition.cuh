@@ -69,7 +69,7 @@ void partition_if(In in, Out out, std::int64_t* d_count, device_detail::item_cou
   device_detail::check_count_target(function, d_count,
                                     {device_detail::extent_of("in", in_view, n),
                                      device_detail::extent_of("out", out_view, n)});
-  device_detail::run_compaction<P>(device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
+  device_detail::run_compaction<P>(function, device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
                                    device_detail::partition_sink_for<T, OutView>{out_view}, n, d_count, false, stream,
                                    ws, options);
 }
@@ -93,7 +93,7 @@ void partition_if(In in, Selected out_selected, Rejected out_rejected, std::int6
                                      device_detail::extent_of("out_selected", selected_view, n),
                                      device_detail::extent_of("out_rejected", rejected_view, n)});
   device_detail::run_compaction<P>(
-      device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
+      function, device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
       device_detail::partition_copy_sink_for<T, SelectedView, RejectedView>{selected_view, rejected_view}, n, d_count,
       false, stream, ws, options);
 }

@@ -28,6 +28,7 @@
 #include <string>
 #include <type_traits>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/detail/sort_arguments.hpp"
 #include "scankit/device/sort.cuh"
 #include "scankit/device/sort/segmented_sort_dispatch.cuh"
@@ -84,6 +85,7 @@ template <class Policy, class Key, class Value, class Offset, class BitKey, clas
 bool run_segmented_sort_call(const char* function, const segmented_sort_arrays<Key, Value>& arrays, std::int64_t n,
                              const Offset* offsets, std::int64_t num_segments, cudaStream_t stream, workspace* ws,
                              const sort_options& options, const BitKey& bit_key, SortLarge&& sort_large) {
+  const ::scankit::detail::nvtx_range nvtx(function);
   check_types<Key, Value, BitKey>();
   int begin_bit = 0, end_bit = 0;
   detail::resolve_bit_range(function, options, key_bits<Key, BitKey>, begin_bit, end_bit);

@@ -182,7 +182,7 @@ void select_if(In in, Out out, std::int64_t* d_count, device_detail::item_count 
   device_detail::check_count_target(function, d_count,
                                     {device_detail::extent_of("in", in_view, n),
                                      device_detail::extent_of("out", out_view, n)});
-  device_detail::run_compaction<P>(device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
+  device_detail::run_compaction<P>(function, device_detail::predicate_source_for<T, Pred, InView>{in_view, pred},
                                    device_detail::select_sink_for<T, OutView>{out_view, nullptr}, n, d_count,
                                    device_detail::is_in_place(in_view, out_view), stream, ws, options);
 }
@@ -210,7 +210,7 @@ void select_by_stencil_of(const char* function, const char* stencil_name, In in,
                                     {extent_of("in", in_view, n), extent_of(stencil_name, stencil_view, n),
                                      extent_of("out", out_view, n)});
   device_detail::run_compaction<P>(
-      device_detail::stencil_source_for<T, S, Pred, InView, StencilView>{in_view, stencil_view, pred},
+      function, device_detail::stencil_source_for<T, S, Pred, InView, StencilView>{in_view, stencil_view, pred},
       device_detail::select_sink_for<T, OutView>{out_view, nullptr}, n, d_count, is_in_place(in_view, out_view),
       stream, ws, options);
 }

@@ -27,6 +27,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/detail/sort_arguments.hpp"
 #include "scankit/device/sort/counting_sort.cuh"
 #include "scankit/device/sort/radix_sort_dispatch.cuh"
@@ -123,6 +124,7 @@ template <class Policy, class Key, class Value, class BitKey>
 int run_sort_call(const char* function, const device_detail::radix_sort_call<Policy, Key, Value, BitKey>& call,
                   item_count n, cudaStream_t stream, workspace* ws, const sort_options& options,
                   const BitKey& bit_key) {
+  const ::scankit::detail::nvtx_range nvtx(function);
   check_types<Key, Value, BitKey>();
   int begin_bit = 0, end_bit = 0;
   detail::resolve_bit_range(function, options, key_bits<Key, BitKey>, begin_bit, end_bit);

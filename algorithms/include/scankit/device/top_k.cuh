@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/detail/top_k_arguments.hpp"
 #include "scankit/device/top_k/top_k_dispatch.cuh"
 #include "scankit/error.hpp"
@@ -85,6 +86,7 @@ template <class Key, class Index>
 void top_k(const Key* keys, std::int64_t rows, std::int64_t cols, std::int64_t k, Key* values_out,
            Index* indices_out, cudaStream_t stream = nullptr, workspace* ws = nullptr,
            const top_k_options& options = {}) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::top_k");
   namespace d = device_detail::top_k;
   const d::call_shape c = d::check_matrix("scankit::top_k", keys, rows, cols, k, values_out, indices_out);
   d::run_top_k(keys, d::row_layout{nullptr, false, cols}, c, d::result_of(values_out, indices_out, options), stream,
@@ -95,6 +97,7 @@ template <class Key, class Offset, class Index>
 void top_k_segments(const Key* keys, std::int64_t n, const Offset* offsets, std::int64_t num_segments, std::int64_t k,
                     Key* values_out, Index* indices_out, cudaStream_t stream = nullptr, workspace* ws = nullptr,
                     const top_k_options& options = {}) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::top_k_segments");
   namespace d = device_detail::top_k;
   const d::call_shape c =
       d::check_segments("scankit::top_k_segments", keys, n, offsets, num_segments, k, values_out, indices_out);
@@ -105,6 +108,7 @@ void top_k_segments(const Key* keys, std::int64_t n, const Offset* offsets, std:
 template <class Key, class Index>
 void select_k(const Key* keys, std::int64_t rows, std::int64_t cols, std::int64_t k, Key* values_out,
               Index* indices_out, cudaStream_t stream = nullptr, workspace* ws = nullptr, top_k_options options = {}) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::select_k");
   options.sorted = false;
   top_k(keys, rows, cols, k, values_out, indices_out, stream, ws, options);
 }
@@ -113,6 +117,7 @@ template <class Key, class Offset, class Index>
 void select_k_segments(const Key* keys, std::int64_t n, const Offset* offsets, std::int64_t num_segments,
                        std::int64_t k, Key* values_out, Index* indices_out, cudaStream_t stream = nullptr,
                        workspace* ws = nullptr, top_k_options options = {}) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::select_k_segments");
   options.sorted = false;
   top_k_segments(keys, n, offsets, num_segments, k, values_out, indices_out, stream, ws, options);
 }

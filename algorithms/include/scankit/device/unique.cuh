@@ -69,7 +69,7 @@ void unique(In in, Out out, std::int64_t* d_count, device_detail::item_count n, 
   device_detail::check_count_target(function, d_count,
                                     {device_detail::extent_of("in", in_view, n),
                                      device_detail::extent_of("out", out_view, n)});
-  device_detail::run_compaction<P>(device_detail::unique_source_for<T, Eq, InView>{in_view, nullptr, eq},
+  device_detail::run_compaction<P>(function, device_detail::unique_source_for<T, Eq, InView>{in_view, nullptr, eq},
                                    device_detail::select_sink_for<T, OutView>{out_view, nullptr}, n, d_count,
                                    device_detail::is_in_place(in_view, out_view), stream, ws, options);
 }
@@ -91,7 +91,7 @@ void unique_by_key(const K* keys_in, const V* values_in, K* keys_out, V* values_
       function, d_count,
       {device_detail::extent_of("keys_in", keys_in, n), device_detail::extent_of("values_in", values_in, n),
        device_detail::extent_of("keys_out", keys_out, n), device_detail::extent_of("values_out", values_out, n)});
-  device_detail::run_compaction<P>(device_detail::unique_source<K, Eq, V>{keys_in, values_in, eq},
+  device_detail::run_compaction<P>(function, device_detail::unique_source<K, Eq, V>{keys_in, values_in, eq},
                                    device_detail::select_sink<K, V>{keys_out, values_out}, n, d_count,
                                    keys_in == keys_out || values_in == values_out, stream, ws, options);
 }

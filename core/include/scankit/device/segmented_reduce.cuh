@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/segmented_scan.cuh"
 
 namespace scankit::device {
@@ -26,6 +27,7 @@ void segmented_reduce(ValuesIn values, OffsetsIn offsets, std::int64_t num_segme
   using T = scankit::device_detail::pick_t<AccT, scankit::device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
   using P = resolved_offsets_policy<Policy, T>;
   constexpr const char* function = "scankit::segmented_reduce";
+  const ::scankit::detail::nvtx_range nvtx(function);
   const auto in = device_detail::input_view(values);
   const auto starts = device_detail::input_view(offsets);
   const auto target = device_detail::output_view(out);

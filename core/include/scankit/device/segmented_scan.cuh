@@ -22,6 +22,7 @@
 
 #include <cstdint>
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/kernel/segment_heads.cuh"
 #include "scankit/device/dispatch/segmented_scan_dispatch.cuh"
 #include "scankit/device/iterators.cuh"
@@ -51,6 +52,7 @@ template <class Policy, class T, class ValuesIn, class HeadsSourceOf, class Head
 void segmented_scan_call(const char* function, ValuesIn values, HeadsIn heads_in, Out out, item_count n, bool exclusive,
                     const T& init, Op op, cudaStream_t stream, workspace* ws, const char* heads_name,
                     HeadsSourceOf make_heads) {
+  const ::scankit::detail::nvtx_range nvtx(function);
   using P = device::resolved_segmented_policy<Policy, T, std::remove_cv_t<device_detail::iterator_item_t<HeadsIn>>>;
   const auto in = device_detail::input_view(values);
   const auto heads = device_detail::input_view(heads_in);
@@ -80,6 +82,7 @@ template <class Policy, class T, class ValuesIn, class OffsetsIn, class Out, cla
 void segmented_scan_by_offsets_call(const char* function, ValuesIn values, OffsetsIn offsets, std::int64_t num_segments,
                                Out out, std::int64_t n, bool exclusive, const T& init, Op op, cudaStream_t stream,
                                workspace* ws) {
+  const ::scankit::detail::nvtx_range nvtx(function);
   using P = device::resolved_offsets_policy<Policy, T>;
   const auto in = device_detail::input_view(values);
   const auto starts = device_detail::input_view(offsets);

@@ -20,6 +20,7 @@
 #include "scankit/compact_options.hpp"
 #include "scankit/detail/check_arguments.hpp"
 #include "scankit/detail/compact_arguments.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/compact/compact_policy.cuh"
 #include "scankit/device/compact/compact_staged_kernel.cuh"
 #include "scankit/device/compact/compact_tiles_kernel.cuh"
@@ -145,16 +146,18 @@ void run_three_step(Source source, const Sink& sink, long long n, std::int64_t* 
 // With a count in device memory (count.device) everything is sized for count.bound, and the
 // single pass reads the count; the three-step strategy, sized on the host, does not take one.
 template <class Policy, class Source, class Sink>
-void run_compaction(const Source& source, const Sink& sink, item_count count, std::int64_t* d_count, bool in_place,
-                    cudaStream_t stream, workspace* ws, const compact_options& options) {
+void run_compaction(const char* function, const Source& source, const Sink& sink, item_count count,
+                    std::int64_t* d_count, bool in_place, cudaStream_t stream, workspace* ws,
+                    const compact_options& options) {
+  const ::scankit::detail::nvtx_range nvtx(function);
   static_assert(std::is_trivially_copyable_v<typename Source::item_type>, "items must be trivially copyable");
   static_assert(std::is_trivially_copyable_v<typename Source::value_type>, "values must be trivially copyable");
   const long long n = count.bound;
   if (count.device != nullptr) {
-    detail::check_count_not_written("scankit compaction", device_n{count.device, n}, d_count);
+    detail::check_count_not_written(function, device_n{count.device, n}, d_count);
     if (resolve_compact_strategy(options) == compact_strategy::three_step) {
-      throw error("scankit compaction: compact_strategy::three_step does not take a device_n count (its sizes are "
-                  "decided on the host); use the single pass");
+      throw error(std::string(function) + ": compact_strategy::three_step does not take a device_n count (its sizes "
+                                          "are decided on the host); use the single pass");
     }
   }
   if (n == 0) {

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/segments/reduce_by_key_kernel.cuh"
 #include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/util/device_count.cuh"
@@ -31,6 +32,7 @@ std::size_t reduce_by_key_workspace_bytes(long long n) {
 template <class Policy, class T, class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class Eq, class Op>
 void run_reduce_by_key(const char* function, KeysIn keys, ValuesIn values, KeysOut unique_keys, ValuesOut aggregates,
                        std::int64_t* runs, item_count count, Eq key_equal, Op op, cudaStream_t stream, workspace* ws) {
+  const ::scankit::detail::nvtx_range nvtx(function);
   static_assert(std::is_trivially_copyable_v<T>, "reduce-by-key values must be trivially copyable");
   const long long n = count.bound;  // with a device count, everything below is sized for its bound
   detail::check_count(function, n);

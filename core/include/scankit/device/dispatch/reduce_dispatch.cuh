@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/kernel/reduce_kernel.cuh"
 #include "scankit/device/tuning/tuning_scan.cuh"
 #include "scankit/device/util/device_count.cuh"
@@ -62,6 +63,7 @@ std::size_t reduce_workspace_bytes(long long n) {
 template <class Policy, class T, class Item, class In, class Out, class Map, class Op>
 void run_reduce(const char* function, In in, Out out, item_count count, bool has_init, const T& init, Map map, Op op,
                 cudaStream_t stream, workspace* ws) {
+  const ::scankit::detail::nvtx_range nvtx(function);
   static_assert(std::is_trivially_copyable_v<T>, "reduction values must be trivially copyable");
   const long long n = count.bound;  // a device count's launch is planned for its bound
   detail::check_count(function, n);

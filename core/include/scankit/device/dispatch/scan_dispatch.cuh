@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/check_arguments.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/kernel/scan_kernels.cuh"
 #include "scankit/device/kernel/scan_staged_kernel.cuh"
@@ -239,6 +240,7 @@ template <class Policy, class T, class Op, class Staged = no_staging, class In, 
 void dispatch_scan(const char* function, In in, Out out, long long n, bool exclusive, const T& init, Op op,
                    cudaStream_t stream, workspace* ws, const scan_options& options,
                    const std::int64_t* n_device = nullptr) {
+  const ::scankit::detail::nvtx_range nvtx(function);
   static_assert(std::is_trivially_copyable_v<T>, "scan values must be trivially copyable");
   check_scan_arguments<T>(function, in, out, n);
   check_production_options(function, options);

@@ -10,6 +10,7 @@
 // Inputs that fit in one tile take one launch with one block, whatever the strategy.
 #pragma once
 
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/device/dispatch/scan_dispatch.cuh"
 #include "scankit/operators.hpp"
 
@@ -97,6 +98,7 @@ std::size_t lab_workspace_bytes(const char* function, long long n, const scan_op
 template <class Policy, class T, class Op, class Staged = no_staging, class In, class Out>
 void dispatch_lab_scan(const char* function, In in, Out out, long long n, bool exclusive, const T& init, Op op,
                        cudaStream_t stream, workspace* ws, const scan_options& options) {
+  const ::scankit::detail::nvtx_range nvtx(function);
   static_assert(std::is_trivially_copyable_v<T>, "scan values must be trivially copyable");
   check_scan_arguments<T>(function, in, out, n);
   check_policy_options<Policy>(function, options);
