@@ -84,8 +84,7 @@ __device__ __forceinline__ float token_logit_score(float v, float temperature) {
 
 // s = v / T (logits) or logf(v) / T (probabilities); -infinity for a token of no weight.
 __device__ __forceinline__ float token_score(float v, const token_row_rule& rule) {
-  const float s = rule.logits ? v : logf(v);
-  return rule.temperature == 1.0f ? s : s / rule.temperature;
+  return token_logit_score(rule.logits ? v : logf(v), rule.temperature);
 }
 
 // The min-p test, against a bound computed once per row (token_min_p_bound): for probabilities at

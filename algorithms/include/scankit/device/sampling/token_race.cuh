@@ -96,11 +96,6 @@ __device__ __forceinline__ token_chunk token_octet_chunk(const bool (&kept)[4], 
   return token_chunk{m, x};
 }
 
-// The chunk's race score.
-__device__ __forceinline__ float token_chunk_score(const token_chunk& c, std::uint32_t word0) {
-  return token_race_score(c.m + logf(c.w), word0);
-}
-
 // A race entry ordered by score, then by the lower index: the block's winner is the max.
 __device__ __forceinline__ unsigned long long token_race_entry(float score, std::int64_t index) {
   return (static_cast<unsigned long long>(token_key(score)) << 32) |
@@ -141,15 +136,6 @@ struct token_race_batch {
       held = c;
     }
   }
-  // Every lane of the warp calls this: the held chunks race, and the lanes are emptied.
-  __device__ __forceinline__ void flush(token_race& race, std::uint64_t seed, std::uint64_t offset,
-                                        std::uint64_t base = 0) {
-    if (__any_sync(0xffffffffu, chunk >= 0) && chunk >= 0) {
-      const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
-      race.run(chunk, token_chunk_score(held, words.x[0]));
-    }
-    chunk = -1;
-  }
   // The first proposals' N races (probabilities at T = 1) from the same chunks, race i scored by
   // W / E of word i of each chunk's draw (token_ratio_score), run straight into the block's race
   // entries `entries` (shared memory, zeroed before the pass). A chunk whose score is below the
@@ -177,8 +163,8 @@ struct token_race_batch {
     }
     chunk = -1;
   }
-  // The same for N races from the same chunks, race i scored by word i * Stride of each chunk's
-  // draw: run(i, chunk, score) for each.
+  // Every lane of the warp calls this: the held chunks race (N races, race i scored by word
+  // i * Stride of each chunk's draw: run(i, chunk, score) for each), and the lanes are emptied.
   template <int N, int Stride, class Run>
   __device__ __forceinline__ void flush_each(std::uint64_t seed, std::uint64_t offset, std::uint64_t base, Run run) {
     static_assert((N - 1) * Stride < 4, "a draw has four words");

@@ -504,7 +504,9 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   constexpr int rounds = 8;
   auto hold_chunk = [&](int round, std::int64_t chunk, const bool(&kept)[4], const float(&sc)[4], const float(&v)[4],
                         bool join) { batch.hold(round, chunk, token_octet_chunk(kept, sc, v, raw), join); };
-  auto race_held = [&] { batch.flush(race, seed, offset); };
+  auto race_held = [&] {
+    batch.flush_each<1, 1>(seed, offset, 0, [&](int, std::int32_t chunk, float score) { race.run(chunk, score); });
+  };
 
   // The proposals (token_sampler.hpp; top-p rows of probabilities at T = 1 without top-k): P1 to
   // P4, drawn in pass 1 from every token of weight, then, only when none of them lies in
@@ -550,28 +552,20 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // Proposals are made for probabilities at T = 1 only: the raw kind's arithmetic.
     token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
       constexpr bool whole = decltype(full)::value;
-      if (!draws) {  // the sub-bins alone: a few operations per token
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const std::uint32_t key = token_key(v[q]);
-          if ((whole || q < n) && token_bin(key) == lo) {
-            atomicAdd(&sm.sub.count[(key >> 10) & (token_bins - 1)], 1u);
-            atomicAdd(&sm.sub.mass[(key >> 10) & (token_bins - 1)], token_bin_mass(v[q], lo_top, rule, token_raw_kind{}));
-          }
-        }
-        return;
+      for (int q = 0; q < 4; ++q) {  // bin lo's sub-bins: a few operations per token
+        const std::uint32_t key = token_key(v[q]);
+        const bool in = (whole || q < n) && token_bin(key) == lo;
+        token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key >> 10) & (token_bins - 1)),
+                       in ? token_bin_mass(v[q], lo_top, rule, token_raw_kind{}) : 0);
       }
+      if (!draws) return;
       bool kept[4];
       const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
-        const bool valid = whole || q < n;
-        const std::uint32_t key = token_key(v[q]);
-        kept[q] = valid && v[q] > 0.0f && key >= retry_floor;
+        kept[q] = (whole || q < n) && v[q] > 0.0f && token_key(v[q]) >= retry_floor;
         if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], 0.0f, min_p_bound);
-        const bool in = valid && token_bin(key) == lo;
-        token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key >> 10) & (token_bins - 1)),
-                       in ? token_bin_mass(v[q], lo_top, rule, token_raw_kind{}) : 0);
       }
       if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
         retry_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, v, true), true);
