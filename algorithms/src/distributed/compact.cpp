@@ -6,6 +6,7 @@
 
 #include "collectives.hpp"
 #include "scankit/compact.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/error.hpp"
 
 namespace scankit::distributed {
@@ -41,6 +42,7 @@ template <class T>
 shard_info select_if_impl(communicator& comm, const T* in, T* out, std::int64_t n, keep_in_range<T> pred,
                           cudaStream_t stream, workspace* ws, const compact_options& options) {
   const std::string name = std::string("scankit::distributed::select_if/") + detail::type_name<T>();
+  const ::scankit::detail::nvtx_range nvtx(name.c_str());
   check_arguments(comm, in, nullptr, out, n, name);
   // The *_count_host form waits for the local stream; only local work is queued on it here.
   const std::int64_t count = scankit::select_if_count_host(in, out, n, pred, stream, ws, options);
@@ -51,6 +53,7 @@ template <class T>
 shard_info select_flagged_impl(communicator& comm, const T* in, const std::uint8_t* flags, T* out, std::int64_t n,
                                cudaStream_t stream, workspace* ws, const compact_options& options) {
   const std::string name = std::string("scankit::distributed::select_flagged/") + detail::type_name<T>();
+  const ::scankit::detail::nvtx_range nvtx(name.c_str());
   check_arguments(comm, in, flags, out, n, name);
   if (n > 0 && flags == nullptr) throw error(name + ": null flags with n > 0");
   const std::int64_t count = scankit::select_flagged_count_host(in, flags, out, n, stream, ws, options);

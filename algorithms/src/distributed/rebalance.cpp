@@ -4,6 +4,7 @@
 
 #include "collectives.hpp"
 #include "scankit/distributed/compact.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/error.hpp"
 
 namespace scankit::distributed {
@@ -27,6 +28,7 @@ shard_info rebalance_known_sizes(communicator& comm, const std::vector<std::int6
 shard_info rebalance(communicator& comm, const void* in, std::int64_t n, void* out, std::int64_t out_capacity,
                      std::size_t item_bytes, cudaStream_t stream) {
   const std::string name = "scankit::distributed::rebalance/" + std::to_string(item_bytes);
+  const ::scankit::detail::nvtx_range nvtx(name.c_str());
   comm.check_ready(name.c_str());
   if (item_bytes == 0) throw error(name + ": item_bytes must be positive");
   if (n < 0 || out_capacity < 0) throw error(name + ": negative n or capacity");

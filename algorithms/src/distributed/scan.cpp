@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectives.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/distributed/scan_offset.hpp"
 #include "scankit/error.hpp"
 #include "scankit/reduce.hpp"
@@ -67,6 +68,7 @@ void distributed_scan(communicator& comm, const T* in, T* out, std::int64_t n, s
                       cudaStream_t stream, workspace* ws) {
   const bool inclusive = !init.has_value();
   const std::string name = std::string("scankit::distributed::") + (inclusive ? "inclusive_scan" : "exclusive_scan");
+  const ::scankit::detail::nvtx_range nvtx(name.c_str());
   check_arguments(comm, in, out, n, op, name);
   const auto ranks = static_cast<std::size_t>(comm.size());
 

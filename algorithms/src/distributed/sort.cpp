@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives.hpp"
+#include "scankit/detail/nvtx_range.hpp"
 #include "scankit/distributed/sample_sort_plan.hpp"
 #include "scankit/error.hpp"
 #include "scankit/sort.hpp"
@@ -34,6 +35,7 @@ template <class K, class VB>
 shard_info sample_sort(communicator& comm, const K* keys_in, const VB* values_in, std::int64_t n, K* keys_out,
                        VB* values_out, std::int64_t out_capacity, cudaStream_t stream, workspace* ws,
                        const sample_sort_options& options, const std::string& name) {
+  const ::scankit::detail::nvtx_range nvtx(name.c_str());
   using KB = bits_of<K>;
   const bool pairs = values_in != nullptr || values_out != nullptr;
   const int ranks = comm.size(), rank = comm.rank();

@@ -17,7 +17,7 @@ namespace scankit::detail {
 
 class nvtx_range {
  public:
-  // `name` must outlive the range (the public calls pass string literals).
+  // `name` must live until the range ends (a string literal, or a string that lives through the call).
   explicit nvtx_range(const char* name) noexcept {
 #if SCANKIT_NVTX
     nvtxEventAttributes_t attributes{};
