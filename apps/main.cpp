@@ -13,6 +13,7 @@ int run_sort_app(int argc, char** argv);     // sort_app.cpp
 int run_topk_app(int argc, char** argv);     // topk_app.cpp
 int run_csr_app(int argc, char** argv);      // csr_app.cpp
 int run_cg_app(int argc, char** argv);       // cg_app.cpp
+int run_graph_app(int argc, char** argv);    // graph_app.cpp
 int run_spmv_app(int argc, char** argv);     // spmv_app.cpp
 int run_sample_app(int argc, char** argv);   // sample_app.cpp
 int run_lab(int argc, char** argv);        // lab/lab_main.cpp
@@ -39,6 +40,9 @@ void print_usage(std::ostream& os) {
         "  csr     read a Matrix Market file or METIS graph (or generate a Poisson matrix or an R-MAT\n"
         "          graph), build its CSR on the GPU, check it against the host and print its statistics\n"
         "          and timings (`scankit csr --help` lists its options)\n"
+        "  graph   a graph pipeline from the primitives: CSR build, breadth-first search and PageRank on a\n"
+        "          METIS graph (data/4elt.graph by default), a Matrix Market file or a generated R-MAT graph,\n"
+        "          checked against the host, with each step's time (`scankit graph --help`)\n"
         "  spmv    sparse matrix times vector: every SpMV kernel and cuSPARSE on a read or generated\n"
         "          matrix, each checked against the host, with GFLOP/s and ratios (`scankit spmv --help`)\n"
         "  sample  draw from a discrete distribution (a weights file or a generated Zipf) on the GPU and\n"
@@ -73,6 +77,7 @@ int main(int argc, char** argv) {
     if (command == "topk") return run_topk_app(argc - 1, argv + 1);
     if (command == "csr") return run_csr_app(argc - 1, argv + 1);
     if (command == "cg") return run_cg_app(argc - 1, argv + 1);
+    if (command == "graph") return run_graph_app(argc - 1, argv + 1);
     if (command == "spmv") return run_spmv_app(argc - 1, argv + 1);
     if (command == "sample") return run_sample_app(argc - 1, argv + 1);
     if (command == "lab") return run_lab(argc - 1, argv + 1);

@@ -139,7 +139,8 @@ std::vector<Value> random_vector(std::size_t n, std::uint64_t seed) {
 // Runs one product (with or without a plan) and checks it, including the guard items past y's end.
 template <class Index, class Value>
 void check_spmv(const csr_matrix_host<Index, Value>& a, const spmv_options& options, bool with_plan, Value alpha,
-                Value beta, std::uint64_t seed, const std::string& what, bool nan_in_y = false) {
+                Value beta, std::uint64_t seed, const std::string& what, bool nan_in_y = false,
+                bool pattern = false) {
   SCOPED_TRACE(what + (with_plan ? " (plan)" : " (one call)") + " kernel " + sparse::to_string(options.kernel) +
                " width " + std::to_string(options.vector_width) + " alpha " + std::to_string(alpha) + " beta " +
                std::to_string(beta));
@@ -154,6 +155,7 @@ void check_spmv(const csr_matrix_host<Index, Value>& a, const spmv_options& opti
   reference(a, transposed, alpha, x, beta, y0, y_ref, bound, options.column_blocks > 1 ? options.column_blocks : 0);
 
   device_matrix<Index, Value> d(a);
+  if (pattern) d.view.values = nullptr;  // a's values are all 1: the same product from no values
   device_buffer<Value> dx(x), dy(n_y + 16);
   dy.poison();
   if (n_y > 0) SCANKIT_CUDA_CHECK(cudaMemcpy(dy.data(), y0.data(), n_y * sizeof(Value), cudaMemcpyHostToDevice));
@@ -279,6 +281,34 @@ TEST(Spmv, ColumnBlocksInt64Double) {
 
 // A plan holding a copy of the values (column blocks, or A^T) follows new values after
 // update_values().
+// A pattern matrix (values == nullptr: every stored entry 1, a graph's adjacency) gives the
+// product of the same matrix with values of 1, on every kernel, plan and column block.
+template <class Index, class Value>
+void run_pattern_shapes() {
+  for_each_shape<Index, Value>([](csr_matrix_host<Index, Value> a, const std::string& what, std::uint64_t seed) {
+    std::fill(a.values.begin(), a.values.end(), Value(1));
+    const auto pattern = [&](const spmv_options& o, bool plan, Value alpha, Value beta) {
+      check_spmv(a, o, plan, alpha, beta, seed, what + " pattern", false, true);
+    };
+    pattern(merge, false, Value(1), Value(0));
+    pattern(merge, true, Value(-1.5), Value(0.5));
+    for (int width : {0, 32}) pattern(vector_of(width), width == 32, Value(1), Value(-1));
+    pattern(transposed, false, Value(0.75), Value(2));
+    pattern(transposed, true, Value(1), Value(0));
+    if (a.rows > 1000) pattern(column_blocks_of(3), true, Value(1), Value(0));
+  });
+}
+
+TEST(Spmv, PatternMatricesInt32Float) {
+  SCANKIT_REQUIRE_GPU();
+  run_pattern_shapes<std::int32_t, float>();
+}
+
+TEST(Spmv, PatternMatricesInt64Double) {
+  SCANKIT_REQUIRE_GPU();
+  run_pattern_shapes<std::int64_t, double>();
+}
+
 TEST(Spmv, UpdateValuesRefreshesThePlansCopy) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);

@@ -56,7 +56,7 @@ void check_matrix(const char* function, const csr_view<Index, Value>& a) {
   }
   scankit::detail::check_pointer(function, "a.offsets", a.offsets, static_cast<std::int64_t>(a.rows) + 1);
   scankit::detail::check_pointer(function, "a.columns", a.columns, a.nonzeros);
-  scankit::detail::check_pointer(function, "a.values", a.values, a.nonzeros);
+  // a.values may be null: a pattern matrix, every stored entry 1
   if (merge_tiles(a) > INT_MAX) {
     throw error(std::string(function) + ": " + std::to_string(a.rows) + " rows and " + std::to_string(a.nonzeros) +
                 " nonzeros need more than 2^31 - 1 tiles");

@@ -75,7 +75,7 @@ struct csr_view {
   std::int64_t nonzeros = 0;
   const Index* offsets = nullptr;  // rows + 1
   const Index* columns = nullptr;  // nonzeros
-  const Value* values = nullptr;   // nonzeros
+  const Value* values = nullptr;   // nonzeros; nullptr: a pattern matrix (every entry 1) for spmv and transpose
 
   csr_view() = default;
   csr_view(Index rows_, Index cols_, std::int64_t nonzeros_, const Index* offsets_, const Index* columns_,

@@ -18,7 +18,7 @@
 //
 //   transpose(a, stream, ws) -> device_csr
 //       A^T as a CSR matrix (the CSC form of A): the entries stably sorted by column with the
-//       radix sort, so each row of A^T keeps A's row order.
+//       radix sort, so each row of A^T keeps A's row order. A pattern `a` (values null) gives values of 1.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 // Poisson stencils and a Graph500-style R-MAT (Kronecker) graph. Plain C++.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "scankit/sparse/matrix_market.hpp"  // coo_matrix_host
@@ -31,5 +32,19 @@ struct rmat_parameters {
 
 template <class Index, class Value>
 coo_matrix_host<Index, Value> rmat(const rmat_parameters& parameters);
+
+// An undirected graph from a directed one (Graph500's R-MAT is made this way): the reverse of every
+// link appended after the links, every value set to 1. A square matrix is assumed.
+template <class Index, class Value>
+void add_reverse_links(coo_matrix_host<Index, Value>& graph) {
+  const std::size_t links = graph.row.size();
+  graph.row.reserve(2 * links);
+  graph.col.reserve(2 * links);
+  for (std::size_t k = 0; k < links; ++k) {
+    graph.row.push_back(graph.col[k]);
+    graph.col.push_back(graph.row[k]);
+  }
+  graph.value.assign(graph.row.size(), Value(1));
+}
 
 }  // namespace scankit::sparse

@@ -21,6 +21,10 @@
 // block order) and runs one product per block, each gathering from a slice of x that stays in
 // the L2; the passes after the first add to y. spmv_options::column_blocks chooses.
 //
+// Pattern matrices: a.values == nullptr stands for every stored entry being 1 (a graph's adjacency
+// matrix). The product then reads no values, only the columns; plans, column blocks and A^T take
+// it too (the copies they make hold ones).
+//
 // Kernels (spmv_kernel):
 //   merge_path  load-balanced: tiles take equal shares of the merged list of row ends and
 //               nonzeros, threads equal shares of their tile's, so a row of any length costs its

@@ -84,7 +84,7 @@ __global__ void expand_rows_kernel(const Index* offsets, Index n_rows, Index* ro
   }
 }
 
-// out_columns[k] = rows[order[k]], out_values[k] = values[order[k]].
+// out_columns[k] = rows[order[k]], out_values[k] = values[order[k]] (1 for a pattern matrix).
 template <class Index, class Value>
 __global__ void gather_entries_kernel(const Index* order, long long nnz, const Index* rows, const Value* values,
                                       Index* out_columns, Value* out_values) {
@@ -92,7 +92,7 @@ __global__ void gather_entries_kernel(const Index* order, long long nnz, const I
   for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < nnz; k += stride) {
     const Index from = order[k];
     out_columns[k] = rows[from];
-    out_values[k] = values[from];
+    out_values[k] = values != nullptr ? values[from] : Value(1);  // null: a pattern matrix
   }
 }
 

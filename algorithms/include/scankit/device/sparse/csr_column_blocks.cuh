@@ -43,7 +43,7 @@ __global__ void column_block_scatter_kernel(const Index* columns, const Value* v
     if (member(c) == 0) continue;
     const long long to = static_cast<long long>(place[j]) - 1;
     if (block_columns != nullptr) block_columns[to] = c;
-    block_values[to] = values[j];
+    block_values[to] = values != nullptr ? values[j] : Value(1);  // null: a pattern matrix
   }
 }
 

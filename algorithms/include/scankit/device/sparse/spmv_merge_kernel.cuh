@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
       const int j = k * threads + static_cast<int>(threadIdx.x);
       if (j < tile_nonzeros) {
         column[k] = __ldcs(a.columns + begin.nonzero + j);
-        value[k] = __ldcs(a.values + begin.nonzero + j);
+        value[k] = a.values != nullptr ? __ldcs(a.values + begin.nonzero + j) : Value(1);  // null: a pattern
       }
     }
 #pragma unroll

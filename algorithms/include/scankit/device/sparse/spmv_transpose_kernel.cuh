@@ -34,7 +34,7 @@ __global__ void spmv_transpose_atomic_kernel(const spmv_arguments<Index, Value> 
       if (row < a.rows) xr = a.alpha * a.x[row];
     } else {
       const auto c = static_cast<unsigned long long>(static_cast<long long>(a.columns[nonzero]));
-      if (c < static_cast<unsigned long long>(a.cols)) atomicAdd(&a.y[c], a.values[nonzero] * xr);
+      if (c < static_cast<unsigned long long>(a.cols)) atomicAdd(&a.y[c], (a.values != nullptr ? a.values[nonzero] : Value(1)) * xr);
       ++nonzero;
     }
   }

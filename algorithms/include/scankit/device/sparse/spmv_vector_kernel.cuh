@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(BlockThreads) spmv_vector_kernel(const spmv_ar
         const auto k = static_cast<unsigned_index>(begin[i]) + lane + c * Width;
         const bool valid = k < static_cast<unsigned_index>(end[i]);
         columns[i][c] = valid ? a.columns[k] : Index(0);
-        values[i][c] = valid ? a.values[k] : Value(0);
+        values[i][c] = valid ? (a.values != nullptr ? a.values[k] : Value(1)) : Value(0);  // null: a pattern
       }
     }
     Value sums[Rows];
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(BlockThreads) spmv_vector_kernel(const spmv_ar
       }
       for (auto k = static_cast<unsigned_index>(begin[i]) + lane + Chunks * Width; k < static_cast<unsigned_index>(end[i]);
            k += Width) {
-        sums[i] += a.values[k] * gather_x(a, a.columns[k]);
+        sums[i] += (a.values != nullptr ? a.values[k] : Value(1)) * gather_x(a, a.columns[k]);
       }
     }
 #pragma unroll
