@@ -22,6 +22,8 @@
 #include <cuda_runtime.h>  // cudaMalloc(T**, size_t), as a CUDA program has it
 
 #include "scankit/compact.hpp"
+#include "scankit/graph/bfs.hpp"
+#include "scankit/graph/pagerank.hpp"
 #include "scankit/lab/scan_lab.hpp"
 #include "scankit/segmented_sort.hpp"
 #include "scankit/sort.hpp"
@@ -100,6 +102,16 @@ void readme_spmv(const scankit::sparse::device_csr<std::int32_t, float>& a, cons
   scankit::sparse::spmv_plan<std::int32_t, float> plan(a, {}, stream, &ws);   // analysed once
   scankit::sparse::spmv(plan, 1.0f, {d_x, n_cols}, 0.0f, {d_y, n_rows}, stream, &ws);  // y = A x
   plan.update_values(stream);  // after changing A's values, where the plan copies them (A^T, column blocks)
+}
+
+// "Graphs".
+void readme_graph(const scankit::sparse::device_csr<std::int32_t, float>& g, std::int32_t source, std::int32_t* d_levels,
+                  float* d_rank, cudaStream_t stream, scankit::workspace& ws) {
+  auto r = scankit::graph::breadth_first_search(g, source, d_levels, stream, &ws);  // hops, -1 unreachable
+  scankit::graph::pagerank_plan<std::int32_t, float> plan(g, stream, &ws);          // once per graph
+  auto p = plan.run(d_rank, {}, stream, &ws);                                        // to an L1 change of 1e-6
+  (void)r;
+  (void)p;
 }
 
 // "Sampling".
@@ -461,6 +473,23 @@ void spmv_cg(const scankit::sparse::device_csr<std::int32_t, float>& a, const fl
   // Several solves with one matrix: make the SpMV plan once and pass it instead of the matrix.
   scankit::sparse::spmv_plan<std::int32_t, float> plan(a, {}, stream, &ws);
   scankit::sparse::conjugate_gradient(plan, {d_b, n}, {d_x, n}, options, stream, &ws);
+}
+
+// docs/graph.md
+
+void graph_api(const std::int32_t* rows, const std::int32_t* cols, const float* ones, std::int64_t m, std::int32_t n,
+               std::int32_t* d_levels, float* d_rank, cudaStream_t stream, scankit::workspace& ws) {
+  scankit::sparse::device_csr<std::int32_t, float> g = scankit::sparse::coo_to_csr(rows, cols, ones, m, n, n, stream, &ws);
+
+  // levels[v]: hops from vertex 0, or -1 when unreachable (n items, device memory)
+  scankit::graph::bfs_result r = scankit::graph::breadth_first_search(g, 0, d_levels, stream, &ws);
+  // r.depth, r.reached, r.edges_scanned
+
+  scankit::graph::pagerank_plan<std::int32_t, float> plan(g, stream, &ws);   // once per graph
+  scankit::graph::pagerank_options options;                                  // damping 0.85, tolerance 1e-6
+  scankit::graph::pagerank_result p = plan.run(d_rank, options, stream, &ws); // p.iterations, p.residual, p.converged
+  (void)r;
+  (void)p;
 }
 
 }  // namespace doc_snippets
