@@ -43,6 +43,15 @@ std::string code_for(int arch) {
   const std::vector<int> archs = built_architectures();
   if (archs.empty()) return "built for \"" + std::string(cuda_architectures) + "\"";
   if (std::find(archs.begin(), archs.end(), arch) != archs.end()) return "machine code for sm_" + std::to_string(arch);
+  // Machine code runs as it is on GPUs of the same major version and a higher minor one
+  // (sm_80's on sm_86 and sm_89).
+  int compatible = 0;
+  for (int a : archs) {
+    if (a / 10 == arch / 10 && a < arch) compatible = std::max(compatible, a);
+  }
+  if (compatible != 0) {
+    return "machine code for sm_" + std::to_string(compatible) + " (which sm_" + std::to_string(arch) + " runs as it is)";
+  }
   int below = 0;
   for (int a : archs) {
     if (a < arch) below = std::max(below, a);

@@ -6,7 +6,8 @@
 # (Hopper), and the tuning tables give every GPU sm_90's entry (device/tuning/gpu_arch.hpp). So
 # the PTX of compute_80 is the same program as that of compute_89, and compute_90's as that of
 # compute_100: nvcc compiles the source once per generation (cicc) and assembles that PTX for each
-# GPU (ptxas). For the default list 80;89;90;100 that is two front-end compiles instead of four
+# GPU (ptxas). (The default list, 80;90;100, leaves sm_89 out: sm_80's machine code runs on every
+# 8.x GPU, and the program is the same.) For 80;89;90;100 that is two front-end compiles instead of four
 # (docs/notes/2026-12-03-house-third-round.md). The machine code for every listed GPU is still
 # built; the newest generation's PTX is embedded for GPUs after them.
 #

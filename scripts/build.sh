@@ -3,10 +3,10 @@
 # architecture nvidia-smi reports (CMake's "native"), or sm_90 when no GPU is found. Every part
 # (the library, the scan lab, the tests and benchmarks) is built for that one architecture.
 #
-#   CUDA_ARCHITECTURES="80;89;90;100" scripts/build.sh    the library for every GPU scankit
-#                                                         supports (what a package ships; the
-#                                                         tests stay at sm_90, the lab at
-#                                                         compute_80 PTX + sm_90)
+#   CUDA_ARCHITECTURES="80;90;100" scripts/build.sh       the library for every GPU scankit
+#                                                         supports (what a package ships: sm_89
+#                                                         runs sm_80's code; the tests stay at
+#                                                         sm_90, the lab at compute_80 PTX + sm_90)
 #   CUDA_ARCHITECTURES=89 scripts/build.sh                one other architecture
 #
 # An existing build folder keeps the architectures it was configured with unless
@@ -46,7 +46,7 @@ else
   fi
   configure+=(-DCMAKE_CUDA_ARCHITECTURES="$archs" -DSCANKIT_TEST_CUDA_ARCHITECTURES="$archs"
               -DSCANKIT_LAB_CUDA_ARCHITECTURES="$archs")
-  echo "build: for other GPUs set CUDA_ARCHITECTURES (e.g. CUDA_ARCHITECTURES=\"80;89;90;100\", every GPU scankit supports)"
+  echo "build: for other GPUs set CUDA_ARCHITECTURES (e.g. CUDA_ARCHITECTURES=\"80;90;100\", every GPU scankit supports)"
 fi
 if [[ -n "${LAB_CUDA_ARCHITECTURES:-}" ]]; then
   configure+=(-DSCANKIT_LAB_CUDA_ARCHITECTURES="$LAB_CUDA_ARCHITECTURES")
