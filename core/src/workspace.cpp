@@ -11,22 +11,9 @@ constexpr std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1
 }  // namespace
 
 workspace::workspace(void* device_memory, std::size_t bytes)
-    : memory_(device_memory), capacity_(bytes), owned_(false) {
+    : resource_(default_resource()), memory_(device_memory), capacity_(bytes), owned_(false) {
   if (device_memory == nullptr && bytes != 0) {
     throw error("scankit::workspace: device_memory is null but bytes = " + std::to_string(bytes));
-  }
-}
-
-// The destructor cannot know whether the stream of the last call still exists (a caller may have
-// destroyed it first), so it does not queue on it: it waits for the device, then frees. The wait
-// is explicit because the memory comes from the stream-ordered pool (cudaMallocAsync): a workspace
-// destroyed while a call that uses it still runs on a non-blocking stream must not lose its memory
-// under that call. Callers who want the memory back without the wait call release() while their
-// stream is alive.
-workspace::~workspace() {
-  if (memory_ != nullptr && owned_) {
-    (void)cudaDeviceSynchronize();
-    (void)cudaFree(memory_);
   }
 }
 
@@ -35,6 +22,7 @@ workspace::workspace(workspace&& other) noexcept { *this = std::move(other); }
 workspace& workspace::operator=(workspace&& other) noexcept {
   if (this != &other) {
     release();
+    resource_ = other.resource_;
     memory_ = std::exchange(other.memory_, nullptr);
     capacity_ = std::exchange(other.capacity_, 0);
     state_slot_capacity_ = std::exchange(other.state_slot_capacity_, 0);
@@ -51,7 +39,7 @@ std::size_t workspace::bytes_needed(std::size_t state_slots, std::size_t scratch
 
 void workspace::release() noexcept {
   if (memory_ != nullptr && owned_) {
-    (void)cudaFreeAsync(memory_, last_stream_);
+    resource_->deallocate(memory_, capacity_, last_stream_);
   }
   if (owned_) {
     memory_ = nullptr;
@@ -80,9 +68,9 @@ workspace_view workspace::prepare(std::size_t state_slots, std::size_t scratch_b
     }
     // Headroom, so that a run of slightly larger calls does not reallocate every time.
     std::size_t grown = needed + needed / 8;
-    void* fresh = nullptr;
-    SCANKIT_CUDA_CHECK(cudaMallocAsync(&fresh, grown, stream));
-    if (memory_ != nullptr) (void)cudaFreeAsync(memory_, last_stream_);
+    void* fresh = resource_->allocate(grown, stream);
+    if (fresh == nullptr) throw cuda_error(cudaErrorMemoryAllocation, "scankit::workspace: allocate(" + std::to_string(grown) + " bytes)");
+    if (memory_ != nullptr) resource_->deallocate(memory_, capacity_, last_stream_);
     memory_ = fresh;
     capacity_ = grown;
     zeroed_ = false;
@@ -118,7 +106,8 @@ bool stream_is_capturing(cudaStream_t stream) {
 }
 
 workspace_lease::workspace_lease(workspace* ws, std::size_t state_slots, std::size_t scratch_bytes,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream)
+    : temporary_(resource_for_call(stream)) {
   storage_ = ws != nullptr ? ws : &temporary_;
   if (state_slots == 0 && scratch_bytes == 0) return;  // nothing to hold: the view stays empty
   // A captured call must not change the caller's workspace: the change (allocation, zeroing) would

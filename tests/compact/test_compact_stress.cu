@@ -88,6 +88,7 @@ TEST(CompactStress, QueuedLaunchesOnOneStream) {
                        stream, &ws, o);
   }
   SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  ws.release();  // returned on `stream`, which must still exist
   SCANKIT_CUDA_CHECK(cudaStreamDestroy(stream));
   const std::vector<std::int64_t> got_counts = counts.download();
   const std::vector<std::uint32_t> got = out.download();

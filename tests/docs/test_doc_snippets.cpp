@@ -10,6 +10,7 @@
 //   README.md "Templates for any trivially copyable type ..." (scankit/device/scan.cuh)
 //   docs/segments.md, the second snippet (scankit/device/segmented_scan.cuh and the others it names)
 //   docs/sort.md, the second snippet (scankit::device::sort_pairs with a bit-key functor)
+// Snippets that need libraries outside the build: docs/memory.md's PyTorch and RMM adapters.
 // The distributed snippets (README.md, docs/distributed.md) compile where the scankit_distributed
 // library was built (NCCL found): SCANKIT_DOC_SNIPPETS_DISTRIBUTED.
 #include <gtest/gtest.h>
@@ -25,6 +26,7 @@
 #include "scankit/graph/bfs.hpp"
 #include "scankit/graph/pagerank.hpp"
 #include "scankit/lab/scan_lab.hpp"
+#include "scankit/memory_resource.hpp"
 #include "scankit/segmented_sort.hpp"
 #include "scankit/sort.hpp"
 #include "scankit/token_sampler.hpp"
@@ -490,6 +492,30 @@ void graph_api(const std::int32_t* rows, const std::int32_t* cols, const float* 
   scankit::graph::pagerank_result p = plan.run(d_rank, options, stream, &ws); // p.iterations, p.residual, p.converged
   (void)r;
   (void)p;
+}
+
+// README.md, "Device memory from your allocator"; docs/memory.md, "Choosing a resource"
+
+void* my_allocate(void* /*context*/, std::size_t /*bytes*/, cudaStream_t /*stream*/) { return nullptr; }
+void my_deallocate(void* /*context*/, void* /*memory*/, std::size_t /*bytes*/, cudaStream_t /*stream*/) {}
+
+void readme_memory(void* my_context) {
+  scankit::callback_resource mine(my_allocate, my_deallocate, my_context);  // void* (void*, size_t, cudaStream_t) ...
+  scankit::set_default_resource(&mine);   // or pass &mine to a workspace, plan or table
+}
+
+void memory_resources(cudaMemPool_t pool, void* my_context) {
+  // 1. A pool of your own for one workspace (cudaMallocFromPoolAsync):
+  scankit::cuda_pool_resource my_pool(pool);          // a cudaMemPool_t you created
+  scankit::workspace ws(&my_pool);
+
+  // 2. Two plain functions and a context: a C API, a Python binding, a framework's allocator.
+  scankit::callback_resource mine(my_allocate, my_deallocate, my_context);
+
+  // 3. For everything that takes no resource explicitly, from now on (thread-safe):
+  scankit::device_memory_resource* previous = scankit::set_default_resource(&mine);
+  // ...
+  scankit::set_default_resource(previous);            // or nullptr: the built-in pool again
 }
 
 }  // namespace doc_snippets

@@ -333,6 +333,7 @@ TEST(SamplingWithoutReplacement, UniformWeightsOnAStream) {
       EXPECT_EQ(out.download(), expected) << "seed " << seed << " call " << call;
     }
   }
+  ws.release();  // returned on `stream`, which must still exist
   SCANKIT_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 

@@ -205,6 +205,7 @@ TEST(ReduceByKey, GraphReplayWithNewInput) {
   }
   SCANKIT_CUDA_CHECK(cudaGraphExecDestroy(exec));
   SCANKIT_CUDA_CHECK(cudaGraphDestroy(graph));
+  ws.release();  // returned on `stream`, which must still exist
   SCANKIT_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 

@@ -545,6 +545,7 @@ TEST(Spmv, PlannedProductReplaysInAGraph) {
     }
     SCANKIT_CUDA_CHECK(cudaGraphExecDestroy(exec));
     SCANKIT_CUDA_CHECK(cudaGraphDestroy(graph));
+    ws.release();  // returned on `stream`, which must still exist
     SCANKIT_CUDA_CHECK(cudaStreamDestroy(stream));
   }
 }

@@ -20,8 +20,8 @@
 // unique; partition outputs may not overlap the input or each other; any partial overlap, a
 // negative n, a null pointer with n > 0 or a null d_count throws scankit::error before anything is
 // enqueued; CUDA failures throw scankit::cuda_error. With `ws == nullptr` temporary storage is
-// taken and returned stream-ordered (cudaMallocAsync); pass a scankit::workspace to reuse it across
-// calls.
+// taken and returned stream-ordered (default_resource()); pass a scankit::workspace to reuse it
+// across calls.
 //
 // Precompiled: select_flagged for 1-, 2-, 4-, 8- and 16-byte items (every integer type, float,
 // double, item16) with uint8_t or bool flags; select_if with keep_in_range for int32, uint32,

@@ -72,6 +72,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_buffer.hpp"
 #include "scankit/error.hpp"
 #include "scankit/workspace.hpp"
 
@@ -91,13 +92,15 @@ const char* to_string(sampling_status status) noexcept;
 // end within its guide cell in 1/2^16 steps), a guide table of up to guide_size() uint32 entries
 // (guide[j] = the first bin whose cdf reaches the j-th cell of 2^s units, followed by bins as a
 // sentinel; cells hold about 8 bins), and a small header with the total and the status. cdf, codes
-// and guide are undefined unless the status is ok. Owns its device memory (cudaMallocAsync on the
-// build stream; the destructor frees it with cudaFree, which waits for the device) and a workspace
-// for the build's single pass. Reusable: a later build with as many bins or fewer reuses the memory.
+// and guide are undefined unless the status is ok. Owns its device memory (from its memory
+// resource: the default one unless given; returned stream-ordered on the last build's stream,
+// which must still exist when the table is destroyed) and a workspace for the build's single pass. Reusable: a later build with as many bins or fewer reuses the memory.
 class sampling_table {
  public:
   sampling_table() = default;
-  ~sampling_table();
+  // A table whose memory comes from `resource` (nullptr: the default resource).
+  explicit sampling_table(device_memory_resource* resource) noexcept : memory_(), state_(resource) {}
+  ~sampling_table() = default;
   sampling_table(const sampling_table&) = delete;
   sampling_table& operator=(const sampling_table&) = delete;
   sampling_table(sampling_table&& other) noexcept;
@@ -108,8 +111,9 @@ class sampling_table {
   const std::uint64_t* cdf() const noexcept { return cdf_; }          // device, bins() values (units)
   const std::uint16_t* codes() const noexcept { return codes_; }      // device, bins() values
   const std::uint32_t* guide() const noexcept { return guide_; }      // device, guide_size() + 1 values
-  const void* header() const noexcept { return memory_; }             // device (internal layout)
-  std::size_t capacity_bytes() const noexcept { return capacity_; }
+  const void* header() const noexcept { return memory_.data(); }      // device (internal layout)
+  std::size_t capacity_bytes() const noexcept { return memory_.size(); }
+  device_memory_resource* resource() const noexcept { return state_.resource(); }
 
   // Both SYNCHRONISE: they wait for `stream` (the build's stream) and read the header.
   sampling_status status_host(cudaStream_t stream = nullptr) const;
@@ -123,14 +127,13 @@ class sampling_table {
 
  private:
   friend struct sampling_table_access;
-  void* memory_ = nullptr;
-  std::size_t capacity_ = 0;
+  device_buffer memory_;
   std::int64_t bins_ = 0;
   std::int64_t guide_size_ = 0;
   std::uint64_t* cdf_ = nullptr;
   std::uint16_t* codes_ = nullptr;
   std::uint32_t* guide_ = nullptr;
-  workspace state_;  // the build's tile states
+  workspace state_;  // the build's tile states; its resource is the table's
 };
 
 // Builds `table` from n weights (device pointer), without a host round trip. In the common case it
@@ -156,15 +159,18 @@ struct alignas(8) alias_entry {  // one 8-byte load per draw
 // The device-resident alias table of one distribution: bins() entries (8 bytes each), a small header
 // (total, status), and the build's scratch (12 bytes per bin: the light/heavy order and a prefix
 // sum). Entries are undefined unless the status is ok. Owns its device memory like sampling_table
-// (cudaMallocAsync on the build stream, cudaFree in the destructor); a later build with as many
-// bins or fewer reuses it. Precision (docs/sampling.md): weights are rounded to units of 2^-32 of
+// (from its memory resource, returned stream-ordered on the last build's stream); a later build
+// with as many bins or fewer reuses it. Precision (docs/sampling.md): weights are rounded to units of 2^-32 of
 // the average weight w_avg = total / n, so bin i is drawn with probability q_i / (n 2^32), q_i =
 // round(2^32 w_i / w_avg); only a weight below 2^-33 w_avg can be lost, and the last heavy bin
 // absorbs the rounding remainder (at most about 2^-33 of the total).
 class alias_table {
  public:
-  alias_table() = default;
-  ~alias_table();
+  alias_table() noexcept : resource_(default_resource()) {}
+  // A table whose memory comes from `resource` (nullptr: the default resource).
+  explicit alias_table(device_memory_resource* resource) noexcept
+      : resource_(resource != nullptr ? resource : default_resource()) {}
+  ~alias_table() = default;
   alias_table(const alias_table&) = delete;
   alias_table& operator=(const alias_table&) = delete;
   alias_table(alias_table&& other) noexcept { *this = std::move(other); }
@@ -172,8 +178,9 @@ class alias_table {
 
   std::int64_t bins() const noexcept { return bins_; }
   const alias_entry* entries() const noexcept { return entries_; }  // device, bins() values
-  const void* header() const noexcept { return memory_; }           // device (internal layout)
-  std::size_t capacity_bytes() const noexcept { return capacity_; }
+  const void* header() const noexcept { return memory_.data(); }    // device (internal layout)
+  std::size_t capacity_bytes() const noexcept { return memory_.size(); }
+  device_memory_resource* resource() const noexcept { return resource_; }
 
   // All three SYNCHRONISE (they wait for `stream` and read the header), as sampling_table's do.
   sampling_status status_host(cudaStream_t stream = nullptr) const;
@@ -185,8 +192,8 @@ class alias_table {
 
  private:
   friend struct alias_table_access;
-  void* memory_ = nullptr;
-  std::size_t capacity_ = 0;
+  device_memory_resource* resource_ = nullptr;
+  device_buffer memory_;
   std::int64_t bins_ = 0;
   alias_entry* entries_ = nullptr;
 };

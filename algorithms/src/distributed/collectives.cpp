@@ -9,16 +9,6 @@
 
 namespace scankit::distributed::detail {
 
-device_scratch::device_scratch(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-  if (bytes > 0) SCANKIT_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream));
-}
-
-device_scratch::~device_scratch() {
-  // Stream-ordered: the memory returns to the pool after the work that uses it. After an abort
-  // the stream may hold a stopped NCCL kernel; the free then simply follows it.
-  if (data_ != nullptr) (void)cudaFreeAsync(data_, stream_);
-}
-
 std::int64_t call_signature(const std::string& description) {
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
   for (const unsigned char c : description) h = (h ^ c) * 0x100000001b3ull;

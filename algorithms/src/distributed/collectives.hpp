@@ -10,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_buffer.hpp"
 #include "scankit/distributed/communicator.hpp"
 #include "scankit/distributed/shard_plan.hpp"
 
@@ -25,21 +26,19 @@ template <> inline const char* type_name<std::uint64_t>() { return "uint64"; }
 template <> inline const char* type_name<float>() { return "float"; }
 template <> inline const char* type_name<double>() { return "double"; }
 
-// Device memory taken and returned stream-ordered (cudaMallocAsync / cudaFreeAsync).
+// Device memory of one call, from the call's memory resource, returned stream-ordered: after an
+// abort the stream may hold a stopped NCCL kernel, and the return simply follows it.
 class device_scratch {
  public:
-  device_scratch(std::size_t bytes, cudaStream_t stream);
-  ~device_scratch();
-  device_scratch(const device_scratch&) = delete;
-  device_scratch& operator=(const device_scratch&) = delete;
+  device_scratch(std::size_t bytes, cudaStream_t stream)
+      : memory_(bytes, stream, ::scankit::detail::resource_for_call(stream)) {}
   template <class T = void>
   T* get() const noexcept {
-    return static_cast<T*>(data_);
+    return static_cast<T*>(memory_.data());
   }
 
  private:
-  void* data_ = nullptr;
-  cudaStream_t stream_ = nullptr;
+  device_buffer memory_;
 };
 
 // A fingerprint of a call (its name, value types and options) that all ranks must share.

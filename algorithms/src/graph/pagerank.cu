@@ -41,28 +41,27 @@ void check_graph(const char* function, const sparse::csr_view<Index, Value>& g) 
   detail::check_pointer(function, "graph.columns", g.columns, g.nonzeros);
 }
 
-// Device memory of `count` items, owned by `owner` (a plan member) from the start.
-template <class T, class Owner>
-T* owned_array(long long count, Owner& owner) {
-  T* p = nullptr;
-  SCANKIT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p), static_cast<std::size_t>(count > 0 ? count : 1) * sizeof(T)));
-  owner.reset(p);
-  return p;
+// Device memory of `count` items for a plan member, from the plan's resource.
+template <class T>
+T* owned_array(long long count, device_buffer& owner, cudaStream_t stream, device_memory_resource* resource) {
+  owner = device_buffer(static_cast<std::size_t>(count > 0 ? count : 1) * sizeof(T), stream, resource);
+  return owner.data_as<T>();
 }
 
 // A^T of `g` renumbered by falling in-degree (row i: the vertices linking to vertex order[i], as
 // new numbers, ascending), with `order` and the renumbered 1/outdeg filled in (plan members).
-template <class Index, class Value, class OrderOwner, class InverseOwner>
+template <class Index, class Value>
 sparse::device_csr<Index, Value> make_links_in(const sparse::csr_view<Index, Value>& g, cudaStream_t stream,
-                                               workspace* ws, OrderOwner& order_owner, InverseOwner& inverse_owner) {
+                                               workspace* ws, device_memory_resource* resource,
+                                               device_buffer& order_owner, device_buffer& inverse_owner) {
   const char* function = "scankit::graph::pagerank_plan";
   check_graph(function, g);
   sparse::analyse_rows(g, stream);  // the offsets check (waits)
   const long long n = g.rows;
   const std::int64_t nnz = g.nonzeros;
-  Index* order = owned_array<Index>(n, order_owner);
-  Value* inverse = owned_array<Value>(n, inverse_owner);
-  sparse::device_csr<Index, Value> links(g.rows, g.rows, nnz);
+  Index* order = owned_array<Index>(n, order_owner, stream, resource);
+  Value* inverse = owned_array<Value>(n, inverse_owner, stream, resource);
+  sparse::device_csr<Index, Value> links(g.rows, g.rows, nnz, stream, resource);
   if (n == 0) return links;
   const auto items = static_cast<std::size_t>(n);
   scratch<Value> natural_inverse(items, stream);
@@ -97,16 +96,12 @@ sparse::device_csr<Index, Value> make_links_in(const sparse::csr_view<Index, Val
 }  // namespace
 
 template <class Index, class Value>
-void pagerank_plan<Index, Value>::device_free::operator()(void* p) const noexcept {
-  (void)cudaFree(p);
-}
-
-template <class Index, class Value>
 pagerank_plan<Index, Value>::pagerank_plan(const sparse::csr_view<Index, Value>& graph, cudaStream_t stream,
-                                           workspace* ws)
+                                           workspace* ws, device_memory_resource* resource)
     : links_in_((::scankit::detail::nvtx_range("scankit::graph::pagerank_plan"),
-                 make_links_in(graph, stream, ws, order_, inverse_degrees_))),
-      product_(links_in(), sparse::spmv_options{}, stream, ws) {}
+                 make_links_in(graph, stream, ws, resource != nullptr ? resource : default_resource(), order_,
+                               inverse_degrees_))),
+      product_(links_in(), sparse::spmv_options{}, stream, ws, links_in_.resource()) {}
 
 template <class Index, class Value>
 pagerank_result pagerank_plan<Index, Value>::run(Value* rank, const pagerank_options& options, cudaStream_t stream,
@@ -143,7 +138,7 @@ pagerank_result pagerank_plan<Index, Value>::run(Value* rank, const pagerank_opt
   Value* dangling_mass = totals.get() + 2;
   const auto damping = static_cast<Value>(options.damping);
   device_detail::launch_kernel("pagerank_start_kernel", device_detail::pagerank_start_kernel<update_threads, Value>,
-                               grid, update_threads, stream, n, inverse_degrees_.get(), ranks[0], shares.get(),
+                               grid, update_threads, stream, n, inverse_degrees_.data_as<Value>(), ranks[0], shares.get(),
                                block_sums.get());
   reduce(block_masses, dangling_mass, grid, Value(0), scan_op::plus, stream, ws);
 
@@ -162,7 +157,7 @@ pagerank_result pagerank_plan<Index, Value>::run(Value* rank, const pagerank_opt
     sparse::spmv(product_, Value(1), sparse::dense_vector<const Value>{shares.get(), n}, Value(0),
                  sparse::dense_vector<Value>{spread.get(), n}, stream, ws);
     device_detail::launch_kernel("pagerank_update_kernel", device_detail::pagerank_update_kernel<update_threads, Value>,
-                                 grid, update_threads, stream, n, static_cast<const Value*>(inverse_degrees_.get()),
+                                 grid, update_threads, stream, n, static_cast<const Value*>(inverse_degrees_.data_as<Value>()),
                                  static_cast<const Value*>(spread.get()), previous,
                                  static_cast<const Value*>(dangling_mass), damping, ranks[k % 2], shares.get(),
                                  block_sums.get());
@@ -181,7 +176,7 @@ pagerank_result pagerank_plan<Index, Value>::run(Value* rank, const pagerank_opt
   result.residual = static_cast<double>(changes.wait<Value>(k % 2));
   result.converged = result.residual < options.tolerance;
   device_detail::launch_kernel("scatter_kernel", device_detail::scatter_kernel<Index, Value>, grid_for(n), 256, stream,
-                               static_cast<const Index*>(order_.get()), n, static_cast<const Value*>(ranks[k % 2]),
+                               static_cast<const Index*>(order_.data_as<Index>()), n, static_cast<const Value*>(ranks[k % 2]),
                                rank);  // back to the caller's numbering
   SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   return result;

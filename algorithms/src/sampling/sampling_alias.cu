@@ -16,15 +16,10 @@
 
 namespace scankit {
 
-alias_table::~alias_table() {
-  if (memory_ != nullptr) (void)cudaFree(memory_);
-}
-
 alias_table& alias_table::operator=(alias_table&& o) noexcept {
   if (this != &o) {
-    if (memory_ != nullptr) (void)cudaFree(memory_);
-    memory_ = std::exchange(o.memory_, nullptr);
-    capacity_ = std::exchange(o.capacity_, 0);
+    resource_ = o.resource_;
+    memory_ = std::move(o.memory_);
     bins_ = std::exchange(o.bins_, 0);
     entries_ = std::exchange(o.entries_, nullptr);
   }
@@ -35,8 +30,8 @@ std::size_t alias_table::bytes_for(std::int64_t n) noexcept { return alias_table
 
 char* alias_table_access::prepare(alias_table& t, std::int64_t n, cudaStream_t stream) {
   const alias_table_layout l = alias_table_layout::of(n);
-  device_detail::sampling::reserve_table_memory(t.memory_, t.capacity_, l.bytes, stream);
-  char* base = static_cast<char*>(t.memory_);
+  device_detail::sampling::reserve_table_memory(t.memory_, l.bytes, stream, t.resource_);
+  char* base = t.memory_.data_as<char>();
   t.bins_ = n;
   t.entries_ = reinterpret_cast<alias_entry*>(base + l.entries);
   return base;

@@ -59,25 +59,18 @@ const char* to_string(sampling_status status) noexcept {
   return "unknown sampling status";
 }
 
-sampling_table::~sampling_table() {
-  if (memory_ != nullptr) (void)cudaFree(memory_);
-}
-
 sampling_table::sampling_table(sampling_table&& o) noexcept
-    : memory_(std::exchange(o.memory_, nullptr)),
-      capacity_(std::exchange(o.capacity_, 0)),
+    : memory_(std::move(o.memory_)),
       bins_(std::exchange(o.bins_, 0)),
       guide_size_(std::exchange(o.guide_size_, 0)),
-      state_(std::move(o.state_)),
       cdf_(std::exchange(o.cdf_, nullptr)),
       codes_(std::exchange(o.codes_, nullptr)),
-      guide_(std::exchange(o.guide_, nullptr)) {}
+      guide_(std::exchange(o.guide_, nullptr)),
+      state_(std::move(o.state_)) {}
 
 sampling_table& sampling_table::operator=(sampling_table&& o) noexcept {
   if (this != &o) {
-    if (memory_ != nullptr) (void)cudaFree(memory_);
-    memory_ = std::exchange(o.memory_, nullptr);
-    capacity_ = std::exchange(o.capacity_, 0);
+    memory_ = std::move(o.memory_);
     bins_ = std::exchange(o.bins_, 0);
     guide_size_ = std::exchange(o.guide_size_, 0);
     state_ = std::move(o.state_);
@@ -95,8 +88,8 @@ std::size_t sampling_table::bytes_for(std::int64_t n) noexcept {
 
 char* sampling_table_access::prepare(sampling_table& t, std::int64_t n, cudaStream_t stream) {
   const sampling_table_layout l = sampling_table_layout::of(n);
-  device_detail::sampling::reserve_table_memory(t.memory_, t.capacity_, l.bytes, stream);
-  char* base = static_cast<char*>(t.memory_);
+  device_detail::sampling::reserve_table_memory(t.memory_, l.bytes, stream, t.state_.resource());
+  char* base = t.memory_.data_as<char>();
   t.bins_ = n;
   t.guide_size_ = l.guide_capacity + 2;
   t.cdf_ = reinterpret_cast<std::uint64_t*>(base + l.cdf);

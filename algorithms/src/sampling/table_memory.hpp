@@ -1,4 +1,4 @@
-// What sampling_table and alias_table share on the host: their one stream-ordered allocation, and
+// What sampling_table and alias_table share on the host: their one allocation, and
 // reading their device header back (for status_host, total_host and check_host).
 #pragma once
 
@@ -12,15 +12,15 @@
 
 namespace scankit::device_detail::sampling {
 
-// Makes `memory` hold at least `bytes`, reallocating stream-ordered on `stream` (the old contents
-// are dropped); a table that already holds enough keeps its memory.
-inline void reserve_table_memory(void*& memory, std::size_t& capacity, std::size_t bytes, cudaStream_t stream) {
-  if (capacity >= bytes) return;
-  if (memory != nullptr) SCANKIT_CUDA_CHECK(cudaFreeAsync(memory, stream));
-  memory = nullptr;
-  capacity = 0;
-  SCANKIT_CUDA_CHECK(cudaMallocAsync(&memory, bytes, stream));
-  capacity = bytes;
+// Makes `memory` hold at least `bytes` from `resource`, reallocating on `stream` (the old contents
+// are dropped); a table that already holds enough keeps its memory. Either way the memory is
+// returned on `stream` later: the last build's stream.
+inline void reserve_table_memory(device_buffer& memory, std::size_t bytes, cudaStream_t stream,
+                                 device_memory_resource* resource) {
+  memory.set_stream(stream);
+  if (memory.size() >= bytes) return;
+  memory.reset();
+  memory = device_buffer(bytes, stream, resource);
 }
 
 // The table's header, copied to the host. SYNCHRONISES: waits for `stream` (the build's stream).

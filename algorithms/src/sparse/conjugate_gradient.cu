@@ -91,14 +91,6 @@ struct stream_drain {
   ~stream_drain() { (void)cudaStreamSynchronize(stream); }
 };
 
-// Returns a temporary workspace's memory stream-ordered when the solve ends.
-struct release_on_exit {
-  std::optional<workspace>& storage;
-  ~release_on_exit() {
-    if (storage) storage->release();
-  }
-};
-
 unsigned grid_for(std::int64_t n) {
   int device = 0, sms = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
@@ -145,11 +137,10 @@ cg_result solve(const spmv_plan<Index, Value>& plan, dense_vector<const Value> b
     return result;
   }
   // Everything the solve needs on the device comes from one workspace: the caller's (no
-  // allocation once it has served a solve on this plan), or a temporary one.
+  // allocation once it has served a solve on this plan), or a temporary one, whose memory goes
+  // back stream-ordered when the solve ends.
   std::optional<workspace> temporary;
   workspace& storage = ws != nullptr ? *ws : temporary.emplace();
-  // Returned stream-ordered: its destructor's cudaFree would wait for the whole device.
-  const release_on_exit give_back{temporary};
   const cg_layout layout = layout_for(plan);
   const unsigned grid = layout.grid;
   char* const scratch = static_cast<char*>(storage.prepare(0, layout.total, stream).scratch);

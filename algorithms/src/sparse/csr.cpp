@@ -11,60 +11,17 @@
 namespace scankit::sparse {
 
 template <class Index, class Value>
-device_csr<Index, Value>::device_csr(Index rows, Index cols, std::int64_t nonzeros)
+device_csr<Index, Value>::device_csr(Index rows, Index cols, std::int64_t nonzeros, cudaStream_t stream,
+                                     device_memory_resource* resource)
     : rows_(rows), cols_(cols), nonzeros_(nonzeros) {
   if (rows < 0 || cols < 0 || nonzeros < 0) {
     throw error("scankit::sparse::device_csr: negative size (" + std::to_string(rows) + " x " + std::to_string(cols) +
                 ", " + std::to_string(nonzeros) + " nonzeros)");
   }
-  try {
-    SCANKIT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&offsets_), (static_cast<std::size_t>(rows) + 1) * sizeof(Index)));
-    if (nonzeros > 0) {
-      SCANKIT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&columns_), static_cast<std::size_t>(nonzeros) * sizeof(Index)));
-      SCANKIT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&values_), static_cast<std::size_t>(nonzeros) * sizeof(Value)));
-    }
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-template <class Index, class Value>
-device_csr<Index, Value>::~device_csr() {
-  release();
-}
-
-template <class Index, class Value>
-void device_csr<Index, Value>::release() noexcept {
-  if (offsets_) (void)cudaFree(offsets_);
-  if (columns_) (void)cudaFree(columns_);
-  if (values_) (void)cudaFree(values_);
-  offsets_ = nullptr;
-  columns_ = nullptr;
-  values_ = nullptr;
-}
-
-template <class Index, class Value>
-device_csr<Index, Value>::device_csr(device_csr&& other) noexcept
-    : rows_(other.rows_),
-      cols_(other.cols_),
-      nonzeros_(other.nonzeros_),
-      offsets_(std::exchange(other.offsets_, nullptr)),
-      columns_(std::exchange(other.columns_, nullptr)),
-      values_(std::exchange(other.values_, nullptr)) {}
-
-template <class Index, class Value>
-device_csr<Index, Value>& device_csr<Index, Value>::operator=(device_csr&& other) noexcept {
-  if (this != &other) {
-    release();
-    rows_ = other.rows_;
-    cols_ = other.cols_;
-    nonzeros_ = other.nonzeros_;
-    offsets_ = std::exchange(other.offsets_, nullptr);
-    columns_ = std::exchange(other.columns_, nullptr);
-    values_ = std::exchange(other.values_, nullptr);
-  }
-  return *this;
+  if (resource == nullptr) resource = default_resource();
+  offsets_ = device_buffer((static_cast<std::size_t>(rows) + 1) * sizeof(Index), stream, resource);
+  columns_ = device_buffer(static_cast<std::size_t>(nonzeros) * sizeof(Index), stream, resource);
+  values_ = device_buffer(static_cast<std::size_t>(nonzeros) * sizeof(Value), stream, resource);
 }
 
 template <class Index, class Value>
@@ -75,12 +32,12 @@ csr_matrix_host<Index, Value> device_csr<Index, Value>::download() const {
   host.offsets.resize(static_cast<std::size_t>(rows_) + 1);
   host.columns.resize(static_cast<std::size_t>(nonzeros_));
   host.values.resize(static_cast<std::size_t>(nonzeros_));
-  if (offsets_) {
-    SCANKIT_CUDA_CHECK(cudaMemcpy(host.offsets.data(), offsets_, host.offsets.size() * sizeof(Index), cudaMemcpyDeviceToHost));
+  if (offsets() != nullptr) {
+    SCANKIT_CUDA_CHECK(cudaMemcpy(host.offsets.data(), offsets(), host.offsets.size() * sizeof(Index), cudaMemcpyDeviceToHost));
   }
   if (nonzeros_ > 0) {
-    SCANKIT_CUDA_CHECK(cudaMemcpy(host.columns.data(), columns_, host.columns.size() * sizeof(Index), cudaMemcpyDeviceToHost));
-    SCANKIT_CUDA_CHECK(cudaMemcpy(host.values.data(), values_, host.values.size() * sizeof(Value), cudaMemcpyDeviceToHost));
+    SCANKIT_CUDA_CHECK(cudaMemcpy(host.columns.data(), columns(), host.columns.size() * sizeof(Index), cudaMemcpyDeviceToHost));
+    SCANKIT_CUDA_CHECK(cudaMemcpy(host.values.data(), values(), host.values.size() * sizeof(Value), cudaMemcpyDeviceToHost));
   }
   return host;
 }

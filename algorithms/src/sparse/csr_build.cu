@@ -46,7 +46,8 @@ void row_offsets(const char* function, const Index* rows, std::int64_t nnz, Inde
 
 template <class Index, class Value>
 device_csr<Index, Value> coo_to_csr(const Index* rows, const Index* cols, const Value* values, std::int64_t nnz,
-                                    Index n_rows, Index n_cols, cudaStream_t stream, workspace* ws) {
+                                    Index n_rows, Index n_cols, cudaStream_t stream, workspace* ws,
+                                    device_memory_resource* resource) {
   const char* function = "scankit::sparse::coo_to_csr";
   const ::scankit::detail::nvtx_range nvtx(function);
   detail::check_count(function, nnz);
@@ -96,7 +97,7 @@ device_csr<Index, Value> coo_to_csr(const Index* rows, const Index* cols, const 
                 std::to_string(c) + ") lies outside the " + std::to_string(n_rows) + " x " + std::to_string(n_cols) +
                 " matrix");
   }
-  device_csr<Index, Value> csr(n_rows, n_cols, entries);
+  device_csr<Index, Value> csr(n_rows, n_cols, entries, stream, resource);
   if (entries > 0) {
     auto* sorted_rows = reinterpret_cast<Index*>(sorted_keys.get());  // free again: the keys are in `keys`
     device_detail::launch_kernel("unpack_coordinates_kernel", device_detail::unpack_coordinates_kernel<Index>,
@@ -123,10 +124,11 @@ void csr_to_coo_rows(const csr_view<Index, Value>& a, Index* rows, cudaStream_t 
 }
 
 template <class Index, class Value>
-device_csr<Index, Value> transpose(const csr_view<Index, Value>& a, cudaStream_t stream, workspace* ws) {
+device_csr<Index, Value> transpose(const csr_view<Index, Value>& a, cudaStream_t stream, workspace* ws,
+                                   device_memory_resource* resource) {
   const ::scankit::detail::nvtx_range nvtx("scankit::sparse::transpose");
   const auto nnz = a.nonzeros;
-  device_csr<Index, Value> t(a.cols, a.rows, nnz);
+  device_csr<Index, Value> t(a.cols, a.rows, nnz, stream, resource);
   if (nnz == 0) {
     row_offsets("scankit::sparse::transpose", static_cast<const Index*>(nullptr), 0, a.cols, t.offsets(), stream);
     return t;
@@ -150,10 +152,10 @@ template void csr_to_coo_rows(const csr_view<std::int32_t, float>&, std::int32_t
 template void csr_to_coo_rows(const csr_view<std::int32_t, double>&, std::int32_t*, cudaStream_t);
 template void csr_to_coo_rows(const csr_view<std::int64_t, float>&, std::int64_t*, cudaStream_t);
 template void csr_to_coo_rows(const csr_view<std::int64_t, double>&, std::int64_t*, cudaStream_t);
-template device_csr<std::int32_t, float> transpose(const csr_view<std::int32_t, float>&, cudaStream_t, workspace*);
-template device_csr<std::int32_t, double> transpose(const csr_view<std::int32_t, double>&, cudaStream_t, workspace*);
-template device_csr<std::int64_t, float> transpose(const csr_view<std::int64_t, float>&, cudaStream_t, workspace*);
-template device_csr<std::int64_t, double> transpose(const csr_view<std::int64_t, double>&, cudaStream_t, workspace*);
+template device_csr<std::int32_t, float> transpose(const csr_view<std::int32_t, float>&, cudaStream_t, workspace*, device_memory_resource*);
+template device_csr<std::int32_t, double> transpose(const csr_view<std::int32_t, double>&, cudaStream_t, workspace*, device_memory_resource*);
+template device_csr<std::int64_t, float> transpose(const csr_view<std::int64_t, float>&, cudaStream_t, workspace*, device_memory_resource*);
+template device_csr<std::int64_t, double> transpose(const csr_view<std::int64_t, double>&, cudaStream_t, workspace*, device_memory_resource*);
 
 void row_offsets_from_sorted_rows(const std::int32_t* rows, std::int64_t nnz, std::int32_t n_rows,
                                   std::int32_t* offsets, cudaStream_t stream) {
@@ -168,8 +170,9 @@ void row_offsets_from_sorted_rows(const std::int64_t* rows, std::int64_t nnz, st
 
 #define SCANKIT_DEFINE_COO_TO_CSR(I, V)                                                                    \
   device_csr<I, V> coo_to_csr(const I* rows, const I* cols, const V* values, std::int64_t nnz, I n_rows,   \
-                              I n_cols, cudaStream_t stream, workspace* ws) {                              \
-    return coo_to_csr<I, V>(rows, cols, values, nnz, n_rows, n_cols, stream, ws);                          \
+                              I n_cols, cudaStream_t stream, workspace* ws,                                \
+                              device_memory_resource* resource) {                                          \
+    return coo_to_csr<I, V>(rows, cols, values, nnz, n_rows, n_cols, stream, ws, resource);                \
   }
 SCANKIT_DEFINE_COO_TO_CSR(std::int32_t, float)
 SCANKIT_DEFINE_COO_TO_CSR(std::int32_t, double)

@@ -291,15 +291,18 @@ csr_validation validate_csr(const csr_view<Index, Value>& a, bool sorted_columns
 
 template <class Index, class Value>
 spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_options& options, cudaStream_t stream,
-                                   workspace* ws)
-    : matrix_(a), operand_(a), operation_(options.operation) {
+                                   workspace* ws, device_memory_resource* resource)
+    : matrix_(a),
+      operand_(a),
+      operation_(options.operation),
+      resource_(resource != nullptr ? resource : default_resource()) {
   const char* function = "scankit::sparse::spmv_plan";
   const ::scankit::detail::nvtx_range nvtx(function);
   precompiled::check_options(function, options);
   statistics_ = precompiled::checked_statistics(function, a, stream);
   csr_row_statistics operand_statistics = statistics_;
   if (operation_ == spmv_operation::transpose) {
-    transposed_ = new device_csr<Index, Value>(transpose(a, stream, ws));
+    transposed_ = new device_csr<Index, Value>(transpose(a, stream, ws, resource_));
     operand_ = csr_view<Index, Value>(*transposed_);
     operand_statistics = precompiled::statistics_of(operand_, precompiled::report_rows(operand_, stream));
     device_bytes_ += (static_cast<std::size_t>(a.cols) + 1) * sizeof(Index) +
@@ -321,11 +324,11 @@ spmv_plan<Index, Value>::spmv_plan(const csr_view<Index, Value>& a, const spmv_o
   const long long tiles = precompiled::merge_tiles(operand_);
   if (kernel_ == spmv_kernel::merge_path && tiles > 1) {
     const std::size_t bytes = static_cast<std::size_t>(tiles + 1) * sizeof(device_detail::merge_coordinate);
-    SCANKIT_CUDA_CHECK(cudaMalloc(&partition_, bytes));
+    partition_ = device_buffer(bytes, stream, resource_);
     device_bytes_ += bytes;
     device_detail::launch_merge_partition<precompiled::merge_policy<Index, Value>>(
         operand_.offsets, static_cast<long long>(operand_.rows), static_cast<long long>(operand_.nonzeros),
-        static_cast<device_detail::merge_coordinate*>(partition_), stream);
+        partition_.data_as<device_detail::merge_coordinate>(), stream);
   }
   SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
@@ -336,12 +339,12 @@ void spmv_plan<Index, Value>::make_column_blocks(cudaStream_t stream, workspace*
   namespace dd = scankit::device_detail;
   using policy = precompiled::merge_policy<Index, Value>;
   const auto layout = precompiled::column_block_layout<Index, Value>::of(matrix_, column_blocks_);
-  SCANKIT_CUDA_CHECK(cudaMalloc(&block_storage_, layout.bytes));
+  block_storage_ = device_buffer(layout.bytes, stream, resource_);
   device_bytes_ += layout.bytes;
   const std::vector<long long> sizes =
-      precompiled::cut_column_blocks(matrix_, column_blocks_, block_storage_, nullptr, stream, ws);
+      precompiled::cut_column_blocks(matrix_, column_blocks_, block_storage_.data(), nullptr, stream, ws);
   blocks_ = new column_block[static_cast<std::size_t>(column_blocks_)];
-  auto* base = static_cast<char*>(block_storage_);
+  auto* base = block_storage_.data_as<char>();
   long long before = 0, coordinates = 0;
   for (int b = 0; b < column_blocks_; ++b) {
     const auto* offsets = reinterpret_cast<const Index*>(base) + static_cast<std::size_t>(b) * (matrix_.rows + 1LL);
@@ -355,10 +358,10 @@ void spmv_plan<Index, Value>::make_column_blocks(cudaStream_t stream, workspace*
   }
   if (coordinates > 0) {
     const std::size_t bytes = static_cast<std::size_t>(coordinates) * sizeof(dd::merge_coordinate);
-    SCANKIT_CUDA_CHECK(cudaMalloc(&partition_, bytes));
+    partition_ = device_buffer(bytes, stream, resource_);
     device_bytes_ += bytes;
   }
-  auto* coordinate = static_cast<dd::merge_coordinate*>(partition_);
+  auto* coordinate = partition_.data_as<dd::merge_coordinate>();
   for (int b = 0; b < column_blocks_; ++b) {
     const csr_view<Index, Value>& m = blocks_[b].matrix;
     const long long tiles = precompiled::merge_tiles(m);
@@ -377,22 +380,20 @@ void spmv_plan<Index, Value>::update_values(cudaStream_t stream, workspace* ws) 
   if (column_blocks_ > 1) {
     std::vector<long long> sizes;
     for (int b = 0; b < column_blocks_; ++b) sizes.push_back(blocks_[b].matrix.nonzeros);
-    precompiled::cut_column_blocks(matrix_, column_blocks_, block_storage_, &sizes, stream, ws);
+    precompiled::cut_column_blocks(matrix_, column_blocks_, block_storage_.data(), &sizes, stream, ws);
   } else if (transposed_ != nullptr) {
-    *transposed_ = transpose(matrix_, stream, ws);
+    *transposed_ = transpose(matrix_, stream, ws, resource_);
     operand_ = csr_view<Index, Value>(*transposed_);
   }
 }
 
 template <class Index, class Value>
 void spmv_plan<Index, Value>::release() noexcept {
-  if (partition_ != nullptr) (void)cudaFree(partition_);
-  if (block_storage_ != nullptr) (void)cudaFree(block_storage_);
+  partition_.reset();
+  block_storage_.reset();
   delete transposed_;
   delete[] blocks_;
-  partition_ = nullptr;
   transposed_ = nullptr;
-  block_storage_ = nullptr;
   blocks_ = nullptr;
 }
 
@@ -417,11 +418,12 @@ spmv_plan<Index, Value>& spmv_plan<Index, Value>::operator=(spmv_plan&& other) n
     kernel_ = other.kernel_;
     vector_width_ = other.vector_width_;
     device_bytes_ = other.device_bytes_;
-    partition_ = std::exchange(other.partition_, nullptr);
+    resource_ = other.resource_;
+    partition_ = std::move(other.partition_);
     transposed_ = std::exchange(other.transposed_, nullptr);
     column_blocks_ = std::exchange(other.column_blocks_, 1);
     blocks_ = std::exchange(other.blocks_, nullptr);
-    block_storage_ = std::exchange(other.block_storage_, nullptr);
+    block_storage_ = std::move(other.block_storage_);
     other.device_bytes_ = 0;
   }
   return *this;

@@ -1,4 +1,4 @@
-// Host helpers of the sparse module's sources: stream-ordered scratch memory and grid sizes.
+// Host helpers of the sparse module's sources: scratch memory and grid sizes.
 #pragma once
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 
 #include <cuda_runtime.h>
 
-#include "scankit/error.hpp"
+#include "scankit/device_buffer.hpp"
 
 namespace scankit::sparse::precompiled {
 
@@ -16,22 +16,17 @@ inline unsigned grid_for(long long items) {
   return static_cast<unsigned>(std::clamp(blocks, 1LL, 132LL * 16));
 }
 
-// Stream-ordered scratch memory, freed (stream-ordered) when it goes out of scope.
+// Scratch memory of `count` items for one call, from the call's memory resource, returned
+// stream-ordered when it goes out of scope.
 template <class T>
 class stream_scratch {
  public:
-  stream_scratch(std::size_t count, cudaStream_t stream) : stream_(stream) {
-    SCANKIT_CUDA_CHECK(
-        cudaMallocAsync(reinterpret_cast<void**>(&data_), std::max<std::size_t>(count, 1) * sizeof(T), stream));
-  }
-  ~stream_scratch() { (void)cudaFreeAsync(data_, stream_); }
-  stream_scratch(const stream_scratch&) = delete;
-  stream_scratch& operator=(const stream_scratch&) = delete;
-  T* get() const { return data_; }
+  stream_scratch(std::size_t count, cudaStream_t stream)
+      : memory_(std::max<std::size_t>(count, 1) * sizeof(T), stream, ::scankit::detail::resource_for_call(stream)) {}
+  T* get() const { return memory_.data_as<T>(); }
 
  private:
-  T* data_ = nullptr;
-  cudaStream_t stream_;
+  device_buffer memory_;
 };
 
 }  // namespace scankit::sparse::precompiled

@@ -6,7 +6,7 @@
 // Pointers are device pointers; `n` is a 64-bit count, or a scankit::device_n (a count in device
 // memory with a host bound, read when the scan runs; device_n.hpp); work is enqueued on `stream`
 // and the call returns without synchronising. `out == in` (in place) is allowed; any other overlap is rejected.
-// With `ws == nullptr` temporary storage is taken and returned stream-ordered (cudaMallocAsync);
+// With `ws == nullptr` temporary storage is taken and returned stream-ordered (default_resource());
 // pass a scankit::workspace to reuse it across calls (it also saves an initialisation launch).
 // Bad arguments throw scankit::error before anything is enqueued; CUDA failures throw
 // scankit::cuda_error. For custom value types, operators and iterators use scankit/device/scan.cuh

@@ -10,6 +10,12 @@
 // Whenever the state region changes size it is zeroed (with the header) before use; otherwise
 // single-pass launches need no initialisation.
 //
+// Memory: an owning workspace takes its memory from a device_memory_resource (the default
+// resource when it was constructed, unless given one) and returns it stream-ordered on the stream
+// of its last call, when it grows, on release() and in its destructor, without waiting for the
+// device. That stream must still exist when the workspace is destroyed or released: destroy the
+// workspace first, or call release() before destroying the stream.
+//
 // A workspace serves one stream at a time: two launches that share a workspace must be ordered
 // (same stream, or synchronised streams).
 //
@@ -24,6 +30,8 @@
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
+
+#include "scankit/memory_resource.hpp"
 
 namespace scankit {
 
@@ -40,14 +48,17 @@ class workspace {
  public:
   static constexpr std::size_t header_bytes = 256;
 
-  // An empty workspace: memory is taken on first use with cudaMallocAsync on the call's stream.
-  workspace() = default;
+  // An empty workspace: memory is taken on first use, on the call's stream, from the default
+  // resource as it is now.
+  workspace() noexcept : resource_(default_resource()) {}
+  // An empty workspace that takes its memory from `resource` (nullptr: the default resource).
+  explicit workspace(device_memory_resource* resource) noexcept
+      : resource_(resource != nullptr ? resource : default_resource()) {}
   // Wraps memory the caller allocated (device memory, at least `bytes`, kept alive by the caller).
   // It is zeroed (stream-ordered) on first use. A call that needs more than `bytes` throws.
   workspace(void* device_memory, std::size_t bytes);
-  // Frees owned memory with cudaFree, which waits for the device (the last stream used may be
-  // gone by then). Call release() first to return it stream-ordered instead.
-  ~workspace();
+  // Returns owned memory stream-ordered on the stream of the last call (see above).
+  ~workspace() { release(); }
 
   workspace(const workspace&) = delete;
   workspace& operator=(const workspace&) = delete;
@@ -55,6 +66,8 @@ class workspace {
   workspace& operator=(workspace&& other) noexcept;
 
   std::size_t capacity_bytes() const noexcept { return capacity_; }
+  // Where owned memory comes from (unused for wrapped caller memory).
+  device_memory_resource* resource() const noexcept { return resource_; }
 
   // Bytes a call needs for `state_slots` tile slots and `scratch_bytes` of scratch.
   static std::size_t bytes_needed(std::size_t state_slots, std::size_t scratch_bytes) noexcept;
@@ -74,6 +87,7 @@ class workspace {
   void release() noexcept;
 
  private:
+  device_memory_resource* resource_ = nullptr;
   void* memory_ = nullptr;
   std::size_t capacity_ = 0;
   std::size_t state_slot_capacity_ = 0;
@@ -92,7 +106,7 @@ namespace detail {
 class workspace_lease {
  public:
   workspace_lease(workspace* ws, std::size_t state_slots, std::size_t scratch_bytes, cudaStream_t stream);
-  ~workspace_lease() { temporary_.release(); }
+  ~workspace_lease() = default;  // the temporary workspace returns its memory stream-ordered
   workspace_lease(const workspace_lease&) = delete;
   workspace_lease& operator=(const workspace_lease&) = delete;
 

@@ -10,6 +10,7 @@
 
 #include "scankit/compact_options.hpp"
 #include "scankit/detail/check_arguments.hpp"
+#include "scankit/device_buffer.hpp"
 #include "scankit/error.hpp"
 
 namespace scankit::detail {
@@ -74,18 +75,11 @@ inline void check_compact_options(const char* function, const compact_options& o
 // caller first, so a bad call throws scankit::error before the allocation.
 template <class Launch>
 std::int64_t count_to_host(cudaStream_t stream, Launch&& launch) {
-  void* memory = nullptr;
-  SCANKIT_CUDA_CHECK(cudaMallocAsync(&memory, sizeof(std::int64_t), stream));
-  auto* d_count = static_cast<std::int64_t*>(memory);
+  const device_buffer memory(sizeof(std::int64_t), stream, resource_for_call(stream));
+  auto* d_count = memory.data_as<std::int64_t>();
   std::int64_t count = 0;
-  try {
-    launch(d_count);
-    SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&count, d_count, sizeof(count), cudaMemcpyDeviceToHost, stream));
-  } catch (...) {
-    (void)cudaFreeAsync(memory, stream);
-    throw;
-  }
-  SCANKIT_CUDA_CHECK(cudaFreeAsync(memory, stream));
+  launch(d_count);
+  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&count, d_count, sizeof(count), cudaMemcpyDeviceToHost, stream));
   SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   return count;
 }

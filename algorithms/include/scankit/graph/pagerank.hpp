@@ -33,10 +33,10 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_buffer.hpp"
 #include "scankit/sparse/csr.hpp"
 #include "scankit/sparse/spmv.hpp"
 #include "scankit/workspace.hpp"
@@ -59,9 +59,12 @@ template <class Index, class Value>
 class pagerank_plan {
  public:
   // Builds A^T, its SpMV plan and the inverse degrees on `stream` and waits for them. The graph's
-  // arrays are not kept.
+  // arrays are not kept. The plan's device memory comes from `resource` (nullptr: the default
+  // resource) and is returned on `stream`, without waiting for the device, when the plan is
+  // destroyed: that stream must still exist then, and runs on other streams must be ordered
+  // before it.
   explicit pagerank_plan(const sparse::csr_view<Index, Value>& graph, cudaStream_t stream = nullptr,
-                         workspace* ws = nullptr);
+                         workspace* ws = nullptr, device_memory_resource* resource = nullptr);
   pagerank_plan(const pagerank_plan&) = delete;
   pagerank_plan& operator=(const pagerank_plan&) = delete;
   pagerank_plan(pagerank_plan&&) noexcept = default;
@@ -74,19 +77,16 @@ class pagerank_plan {
   Index vertices() const noexcept { return links_in_.rows(); }
   // The renumbering: vertex order()[i] is vertex i of the plan's A^T (device memory, vertices()
   // items, a permutation).
-  const Index* order() const noexcept { return order_.get(); }
+  const Index* order() const noexcept { return order_.data_as<Index>(); }
   // The plan's A^T, renumbered, as the pattern matrix its products take (values null).
   sparse::csr_view<Index, Value> links_in() const noexcept {
     return {links_in_.rows(), links_in_.cols(), links_in_.nonzeros(), links_in_.offsets(), links_in_.columns(), nullptr};
   }
 
  private:
-  struct device_free {
-    void operator()(void* p) const noexcept;
-  };
   // order_ and inverse_degrees_ first: the build of links_in_ fills them
-  std::unique_ptr<Index, device_free> order_;
-  std::unique_ptr<Value, device_free> inverse_degrees_;  // 1/outdeg, 0 when dangling, renumbered
+  device_buffer order_;
+  device_buffer inverse_degrees_;  // 1/outdeg, 0 when dangling, renumbered
   sparse::device_csr<Index, Value> links_in_;            // A^T renumbered (its values are not set)
   sparse::spmv_plan<Index, Value> product_;
 };

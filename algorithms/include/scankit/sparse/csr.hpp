@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+
+#include "scankit/device_buffer.hpp"
 #include "scankit/sparse/matrix_market.hpp"  // coo_matrix_host
 
 namespace scankit::sparse {
@@ -30,40 +33,39 @@ struct csr_matrix_host {
 template <class Index, class Value>
 csr_matrix_host<Index, Value> csr_from_sorted_coo(const coo_matrix_host<Index, Value>& coo);
 
-// A CSR matrix whose arrays live in device memory and belong to it (cudaMalloc / cudaFree;
-// movable, not copyable). Allocation failures throw scankit::cuda_error.
+// A CSR matrix whose arrays live in device memory and belong to it (movable, not copyable). The
+// arrays come from a memory resource (the default one unless given), allocated stream-ordered on
+// `stream` and returned on that stream when the matrix is destroyed, without waiting for the
+// device: that stream must still exist then, and work on other streams that used the matrix must
+// be ordered before it. Allocation failures throw scankit::cuda_error.
 template <class Index, class Value>
 class device_csr {
  public:
   device_csr() = default;
-  device_csr(Index rows, Index cols, std::int64_t nonzeros);
-  ~device_csr();
-  device_csr(const device_csr&) = delete;
-  device_csr& operator=(const device_csr&) = delete;
-  device_csr(device_csr&& other) noexcept;
-  device_csr& operator=(device_csr&& other) noexcept;
+  device_csr(Index rows, Index cols, std::int64_t nonzeros, cudaStream_t stream = nullptr,
+             device_memory_resource* resource = nullptr);
 
   Index rows() const noexcept { return rows_; }
   Index cols() const noexcept { return cols_; }
   std::int64_t nonzeros() const noexcept { return nonzeros_; }
-  Index* offsets() noexcept { return offsets_; }
-  const Index* offsets() const noexcept { return offsets_; }
-  Index* columns() noexcept { return columns_; }
-  const Index* columns() const noexcept { return columns_; }
-  Value* values() noexcept { return values_; }
-  const Value* values() const noexcept { return values_; }
+  Index* offsets() noexcept { return offsets_.data_as<Index>(); }
+  const Index* offsets() const noexcept { return offsets_.data_as<Index>(); }
+  Index* columns() noexcept { return columns_.data_as<Index>(); }
+  const Index* columns() const noexcept { return columns_.data_as<Index>(); }
+  Value* values() noexcept { return values_.data_as<Value>(); }
+  const Value* values() const noexcept { return values_.data_as<Value>(); }
+  device_memory_resource* resource() const noexcept { return offsets_.resource(); }
 
   // The arrays copied to the host (waits for the device).
   csr_matrix_host<Index, Value> download() const;
 
  private:
-  void release() noexcept;
   Index rows_ = 0;
   Index cols_ = 0;
   std::int64_t nonzeros_ = 0;
-  Index* offsets_ = nullptr;
-  Index* columns_ = nullptr;
-  Value* values_ = nullptr;
+  device_buffer offsets_;
+  device_buffer columns_;
+  device_buffer values_;
 };
 
 // A CSR matrix in device memory that someone else owns (a device_csr, or the caller's own three

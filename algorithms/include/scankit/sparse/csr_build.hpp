@@ -37,20 +37,21 @@ void row_offsets_from_sorted_rows(const std::int64_t* rows, std::int64_t nnz, st
 
 #define SCANKIT_DECLARE_COO_TO_CSR(I, V)                                                                   \
   device_csr<I, V> coo_to_csr(const I* rows, const I* cols, const V* values, std::int64_t nnz, I n_rows,   \
-                              I n_cols, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+                              I n_cols, cudaStream_t stream = nullptr, workspace* ws = nullptr,               \
+                              device_memory_resource* resource = nullptr);
 template <class Index, class Value>
 void csr_to_coo_rows(const csr_view<Index, Value>& a, Index* rows, cudaStream_t stream = nullptr);
 template <class Index, class Value>
 device_csr<Index, Value> transpose(const csr_view<Index, Value>& a, cudaStream_t stream = nullptr,
-                                   workspace* ws = nullptr);
+                                   workspace* ws = nullptr, device_memory_resource* resource = nullptr);
 template <class Index, class Value>
 void csr_to_coo_rows(const device_csr<Index, Value>& a, Index* rows, cudaStream_t stream = nullptr) {
   csr_to_coo_rows(csr_view<Index, Value>(a), rows, stream);
 }
 template <class Index, class Value>
 device_csr<Index, Value> transpose(const device_csr<Index, Value>& a, cudaStream_t stream = nullptr,
-                                   workspace* ws = nullptr) {
-  return transpose(csr_view<Index, Value>(a), stream, ws);
+                                   workspace* ws = nullptr, device_memory_resource* resource = nullptr) {
+  return transpose(csr_view<Index, Value>(a), stream, ws, resource);
 }
 
 SCANKIT_DECLARE_COO_TO_CSR(std::int32_t, float)
@@ -64,9 +65,9 @@ extern template void csr_to_coo_rows(const csr_view<std::int32_t, float>&, std::
 extern template void csr_to_coo_rows(const csr_view<std::int32_t, double>&, std::int32_t*, cudaStream_t);
 extern template void csr_to_coo_rows(const csr_view<std::int64_t, float>&, std::int64_t*, cudaStream_t);
 extern template void csr_to_coo_rows(const csr_view<std::int64_t, double>&, std::int64_t*, cudaStream_t);
-extern template device_csr<std::int32_t, float> transpose(const csr_view<std::int32_t, float>&, cudaStream_t, workspace*);
-extern template device_csr<std::int32_t, double> transpose(const csr_view<std::int32_t, double>&, cudaStream_t, workspace*);
-extern template device_csr<std::int64_t, float> transpose(const csr_view<std::int64_t, float>&, cudaStream_t, workspace*);
-extern template device_csr<std::int64_t, double> transpose(const csr_view<std::int64_t, double>&, cudaStream_t, workspace*);
+extern template device_csr<std::int32_t, float> transpose(const csr_view<std::int32_t, float>&, cudaStream_t, workspace*, device_memory_resource*);
+extern template device_csr<std::int32_t, double> transpose(const csr_view<std::int32_t, double>&, cudaStream_t, workspace*, device_memory_resource*);
+extern template device_csr<std::int64_t, float> transpose(const csr_view<std::int64_t, float>&, cudaStream_t, workspace*, device_memory_resource*);
+extern template device_csr<std::int64_t, double> transpose(const csr_view<std::int64_t, double>&, cudaStream_t, workspace*, device_memory_resource*);
 
 }  // namespace scankit::sparse

@@ -110,9 +110,12 @@ csr_validation validate_csr(const csr_view<Index, Value>& a, bool sorted_columns
 template <class Index, class Value>
 class spmv_plan {
  public:
-  // Analyses `a` on `stream` and waits for it. Throws scankit::error for an invalid matrix.
+  // Analyses `a` on `stream` and waits for it. Throws scankit::error for an invalid matrix. The
+  // plan's device memory comes from `resource` (nullptr: the default resource) and is returned on
+  // `stream` when the plan is destroyed, without waiting for the device: that stream must still
+  // exist then, and products on other streams must be ordered before it.
   explicit spmv_plan(const csr_view<Index, Value>& a, const spmv_options& options = {}, cudaStream_t stream = nullptr,
-                     workspace* ws = nullptr);
+                     workspace* ws = nullptr, device_memory_resource* resource = nullptr);
   ~spmv_plan();
   spmv_plan(const spmv_plan&) = delete;
   spmv_plan& operator=(const spmv_plan&) = delete;
@@ -137,7 +140,7 @@ class spmv_plan {
   // What the kernels run on: A, or the transposed copy; and the merge-path partition (nullptr for
   // the vector kernel). With column blocks, block b's matrix and partition.
   const csr_view<Index, Value>& operand() const noexcept { return operand_; }
-  const void* partition() const noexcept { return partition_; }
+  const void* partition() const noexcept { return partition_.data(); }
   const csr_view<Index, Value>& block(int b) const noexcept { return blocks_[b].matrix; }
   const void* block_partition(int b) const noexcept { return blocks_[b].partition; }
 
@@ -151,7 +154,8 @@ class spmv_plan {
   spmv_kernel kernel_ = spmv_kernel::merge_path;
   int vector_width_ = 0;
   std::size_t device_bytes_ = 0;
-  void* partition_ = nullptr;
+  device_memory_resource* resource_ = nullptr;
+  device_buffer partition_;
   device_csr<Index, Value>* transposed_ = nullptr;
   struct column_block {
     csr_view<Index, Value> matrix;
@@ -159,7 +163,7 @@ class spmv_plan {
   };
   int column_blocks_ = 1;
   column_block* blocks_ = nullptr;  // column_blocks_ of them when more than one
-  void* block_storage_ = nullptr;   // the blocks' offsets, then their columns, then their values
+  device_buffer block_storage_;     // the blocks' offsets, then their columns, then their values
 };
 
 #define SCANKIT_DECLARE_SPMV(I, V)                                                                            \

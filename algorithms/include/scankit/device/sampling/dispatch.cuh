@@ -57,7 +57,7 @@ struct sampling_table_layout {
 struct sampling_table_access {
   // Makes room for n bins (stream-ordered) and sets the table's shape and pointers.
   static char* prepare(sampling_table& table, std::int64_t n, cudaStream_t stream);
-  static const char* memory(const sampling_table& table) { return static_cast<const char*>(table.memory_); }
+  static const char* memory(const sampling_table& table) { return table.memory_.data_as<const char>(); }
   static workspace& state(sampling_table& table) { return table.state_; }
 };
 
