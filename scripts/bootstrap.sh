@@ -23,6 +23,15 @@ if ((${#need[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
+# The Python module (python/) is built where the Python that CMake finds has nanobind; its tests
+# that need no GPU use pytest and numpy. All three come from PyPI; without them the module is
+# skipped, not the build.
+if command -v python3 >/dev/null && ! python3 -c "import nanobind, pytest, numpy" 2>/dev/null; then
+  echo "bootstrap: installing nanobind, pytest and numpy for $(command -v python3) (pip)"
+  python3 -m pip install -q nanobind pytest numpy >/dev/null 2>&1 ||
+    echo "bootstrap: pip could not install them: the Python module will not be built"
+fi
+
 if ! command -v nvcc >/dev/null; then
   if [[ -x /usr/local/cuda/bin/nvcc ]]; then
     echo "bootstrap: add /usr/local/cuda/bin to PATH"

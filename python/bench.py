@@ -1,0 +1,108 @@
+"""scankit from Python against torch and CuPy on the same GPU, in one process.
+
+    python python/bench.py [--sizes 24 28] [--json out.json]
+
+Each row times one call with CUDA events (the median of --repeats calls after a warm-up), so a
+row's time includes the Python call and the allocation of its outputs, as a user sees it.
+Ratio columns are the other library's time over scankit's (> 1: scankit is faster). The call
+overhead row times 1000 back-to-back calls at 2^10 items on the host: the cost of the call itself.
+"""
+
+import argparse
+import json
+import statistics
+import time
+
+import torch
+
+import scankit
+
+try:
+    import cupy
+except ImportError:  # the CuPy columns are left out
+    cupy = None
+
+
+def gpu_ms(fn, repeats):
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def host_us(fn, calls=1000):
+    fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    elapsed = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return elapsed / calls * 1e6
+
+
+def workloads(n):
+    g = torch.Generator(device="cuda").manual_seed(n)
+    ints = torch.randint(0, 1 << 30, (n,), generator=g, device="cuda", dtype=torch.int32)
+    small = torch.randint(0, 100, (n,), generator=g, device="cuda", dtype=torch.int32)
+    floats = torch.rand(n, generator=g, device="cuda", dtype=torch.float32)
+    keys64 = torch.randint(0, 1 << 62, (n,), generator=g, device="cuda", dtype=torch.int64)
+    mask = floats > 0.5
+    rows = {
+        "scan_int32": (lambda: scankit.inclusive_scan(small), lambda: torch.cumsum(small, 0, dtype=torch.int32),
+                       (lambda c=cupy.asarray(small): cupy.cumsum(c, dtype=cupy.int32)) if cupy else None),
+        "select_f32_half": (lambda: scankit.select(floats, mask), lambda: torch.masked_select(floats, mask),
+                            (lambda c=cupy.asarray(floats), m=cupy.asarray(mask): c[m]) if cupy else None),
+        "sort_i32_keys": (lambda: scankit.sort(ints), lambda: torch.sort(ints, stable=True).values,
+                          (lambda c=cupy.asarray(ints): cupy.sort(c)) if cupy else None),
+        "sort_i64_keys": (lambda: scankit.sort(keys64), lambda: torch.sort(keys64, stable=True).values, None),
+        "argsort_f32_i64": (lambda: scankit.argsort(floats), lambda: torch.argsort(floats, stable=True),
+                            (lambda c=cupy.asarray(floats): cupy.argsort(c)) if cupy else None),
+        # int32 indices: the C++ benchmark's argsort row (torch has no int32 argsort)
+        "argsort_f32_i32": (lambda: scankit.argsort(floats, index_dtype="int32"),
+                            lambda: torch.argsort(floats, stable=True), None),
+    }
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[24, 28], help="log2 of the item counts")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--json", help="write the rows here")
+    args = parser.parse_args()
+    results = []
+    for log2 in args.sizes:
+        n = 1 << log2
+        for name, (ours, theirs, cupys) in workloads(n).items():
+            row = {"workload": name, "n": n, "scankit_ms": gpu_ms(ours, args.repeats),
+                   "torch_ms": gpu_ms(theirs, args.repeats)}
+            row["vs_torch"] = row["torch_ms"] / row["scankit_ms"]
+            if cupys is not None:
+                row["cupy_ms"] = gpu_ms(cupys, args.repeats)
+                row["vs_cupy"] = row["cupy_ms"] / row["scankit_ms"]
+            results.append(row)
+            print(json.dumps(row), flush=True)
+        torch.cuda.empty_cache()
+    x = torch.ones(1 << 10, device="cuda", dtype=torch.int32)
+    row = {"workload": "call_overhead_scan_2^10", "n": 1 << 10,
+           "scankit_us": host_us(lambda: scankit.inclusive_scan(x)),
+           "torch_us": host_us(lambda: torch.cumsum(x, 0, dtype=torch.int32))}
+    row["vs_torch"] = row["torch_us"] / row["scankit_us"]
+    results.append(row)
+    print(json.dumps(row), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+                       "scankit": scankit.__version__, "rows": results}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

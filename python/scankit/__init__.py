@@ -1,0 +1,190 @@
+"""scankit: GPU scans, sorts, compaction and top-k on PyTorch tensors and CuPy arrays.
+
+Every function reads its inputs in place (no copy), enqueues its work on the caller's current
+stream (``torch.cuda.current_stream()`` for tensors, CuPy's current stream for CuPy arrays) or on
+``stream=``, and returns arrays of the caller's kind, allocated by the caller's framework. Calls
+return without waiting for the GPU, except ``select`` and ``unique``, whose output length is
+read back from the GPU (as ``torch.masked_select`` does).
+
+Arrays must be C-contiguous and on a CUDA device. A host array, an unsupported dtype or shape
+raises TypeError or ValueError before anything runs; a bad argument that the library finds
+raises :class:`ArgumentError` (a ValueError) and a CUDA failure :class:`CudaError` (a
+RuntimeError), with the library's message. Nothing is written to the caller's arrays then.
+"""
+
+from __future__ import annotations
+
+from . import _scankit
+from ._arrays import describe, empty, same_kind, stream_of
+from ._errors import ArgumentError, CudaError
+
+__version__ = _scankit.__version__
+
+__all__ = [
+    "ArgumentError", "CudaError", "cuda_available", "inclusive_scan", "exclusive_scan", "reduce",
+    "sort", "argsort", "sort_pairs", "select", "unique", "top_k",
+]
+
+_OPS = ("sum", "max", "min", "and", "or", "xor")
+_INTEGER_RANGES = {
+    "int8": (-(2**7), 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1), "int32": (-(2**31), 2**31 - 1), "uint32": (0, 2**32 - 1),
+    "int64": (-(2**63), 2**63 - 1), "uint64": (0, 2**64 - 1),
+}
+
+
+def cuda_available() -> bool:
+    """Whether a CUDA device is present."""
+    return _scankit.cuda_device_available()
+
+
+def _one_dimensional(d, name):
+    if len(d.shape) != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {d.shape}")
+
+
+def _check_op(op):
+    if op not in _OPS:
+        raise ValueError(f"op: '{op}' is not one of {', '.join(_OPS)}")
+
+
+def _identity(op, dtype):
+    """The value that leaves `op` unchanged (the start of a reduction)."""
+    if op in ("sum", "or", "xor"):
+        return 0
+    if op == "and":
+        return -1 if dtype.startswith("int") else _INTEGER_RANGES.get(dtype, (0, 0))[1]
+    low, high = _INTEGER_RANGES.get(dtype, (float("-inf"), float("inf")))
+    return low if op == "max" else high
+
+
+def _output(d, out, name, shape, dtype):
+    if out is None:
+        return empty(d, shape, dtype)
+    same_kind(d, out, name, shape, dtype)
+    return out
+
+
+def inclusive_scan(x, op: str = "sum", *, out=None, stream=None):
+    """Running `op` of a 1-D array: ``out[i] = x[0] op ... op x[i]``.
+
+    op: "sum", "max", "min" or, for integers, "and", "or", "xor". dtypes: int8 to uint64,
+    float32, float64. ``out`` may be ``x`` (in place). Returns ``out``.
+    """
+    return _scan(True, x, 0, op, out, stream, "scankit.inclusive_scan")
+
+
+def exclusive_scan(x, init=0, op: str = "sum", *, out=None, stream=None):
+    """``out[0] = init``, ``out[i] = init op x[0] op ... op x[i - 1]``; otherwise as inclusive_scan."""
+    return _scan(False, x, init, op, out, stream, "scankit.exclusive_scan")
+
+
+def _scan(inclusive, x, init, op, out, stream, name):
+    d = describe(x, "x")
+    _one_dimensional(d, name)
+    _check_op(op)
+    s = stream_of(d, stream)
+    result = _output(d, out, "out", d.shape, d.dtype)
+    _scankit.scan(inclusive, d.dtype, d.address, describe(result, "out").address, d.size, init, op, s)
+    return result
+
+
+def reduce(x, op: str = "sum", init=None, *, stream=None):
+    """`op` over all items of `x` (any shape), as a 0-d array of the caller's kind.
+
+    init: the value the reduction starts from (default: op's identity: 0, the dtype's lowest or
+    highest value, or all bits set).
+    """
+    d = describe(x, "x")
+    _check_op(op)
+    if init is None:
+        init = _identity(op, d.dtype)
+    s = stream_of(d, stream)
+    result = empty(d, (), d.dtype)
+    _scankit.reduce(d.dtype, d.address, describe(result, "out").address, d.size, init, op, s)
+    return result
+
+
+def sort(x, descending: bool = False, *, out=None, stream=None):
+    """A stable radix sort of a 1-D array. Floats sort in IEEE total order (-0.0 before +0.0,
+    NaNs last; first when descending). dtypes: int8 to uint64, float16, bfloat16, float32,
+    float64. Returns the sorted array (``out`` if given; it may not be ``x``)."""
+    d = describe(x, "x")
+    _one_dimensional(d, "scankit.sort")
+    s = stream_of(d, stream)
+    result = _output(d, out, "out", d.shape, d.dtype)
+    _scankit.sort_keys(d.dtype, d.address, describe(result, "out").address, d.size, bool(descending), s)
+    return result
+
+
+def argsort(x, descending: bool = False, *, index_dtype: str = "int64", stream=None):
+    """The stable sorting permutation of a 1-D array (int64 indices, or int32)."""
+    d = describe(x, "x")
+    _one_dimensional(d, "scankit.argsort")
+    s = stream_of(d, stream)
+    sorted_keys = empty(d, d.shape, d.dtype)
+    indices = empty(d, d.shape, index_dtype)
+    _scankit.argsort(d.dtype, index_dtype, d.address, describe(sorted_keys, "keys").address,
+                     describe(indices, "indices").address, d.size, bool(descending), s)
+    return indices
+
+
+def sort_pairs(keys, values, descending: bool = False, *, stream=None):
+    """Sorts `values` by `keys` (stable; both 1-D, the same length). Returns (sorted keys,
+    values in key order). Values: int32, uint32, float32, int64, uint64, float64."""
+    k = describe(keys, "keys")
+    v = describe(values, "values")
+    _one_dimensional(k, "scankit.sort_pairs")
+    if v.shape != k.shape:
+        raise ValueError(f"values: shape {v.shape}, keys have {k.shape}")
+    s = stream_of(k, stream)
+    keys_out = empty(k, k.shape, k.dtype)
+    values_out = empty(k, v.shape, v.dtype)
+    _scankit.sort_pairs(k.dtype, v.dtype, k.address, describe(keys_out, "keys").address, v.address,
+                        describe(values_out, "values").address, k.size, bool(descending), s)
+    return keys_out, values_out
+
+
+def select(x, mask, *, stream=None):
+    """The items of a 1-D array where `mask` (bool or uint8, same length) is set, in order.
+    Waits for the GPU to learn the count, as torch.masked_select does."""
+    d = describe(x, "x")
+    m = describe(mask, "mask")
+    _one_dimensional(d, "scankit.select")
+    if m.shape != d.shape:
+        raise ValueError(f"mask: shape {m.shape}, x has {d.shape}")
+    s = stream_of(d, stream)
+    result = empty(d, d.shape, d.dtype)
+    count = _scankit.select_flagged(d.dtype, m.dtype, d.address, m.address, describe(result, "out").address,
+                                    d.size, s)
+    return result[:count]
+
+
+def unique(x, *, stream=None):
+    """A 1-D array without its consecutive duplicates (sort first for the distinct values), as
+    torch.unique_consecutive. Waits for the GPU to learn the count."""
+    d = describe(x, "x")
+    _one_dimensional(d, "scankit.unique")
+    s = stream_of(d, stream)
+    result = empty(d, d.shape, d.dtype)
+    count = _scankit.unique(d.dtype, d.address, describe(result, "out").address, d.size, s)
+    return result[:count]
+
+
+def top_k(x, k: int, largest: bool = True, *, index_dtype: str = "int64", stream=None):
+    """The k largest (or smallest) items of each row of a 2-D array (a 1-D array is one row),
+    in order, equal keys by index. Returns (values, indices), each rows x k (k for 1-D).
+    dtypes: float16, bfloat16, float32, float64, int32, uint32, int64, uint64."""
+    d = describe(x, "x")
+    if len(d.shape) not in (1, 2):
+        raise ValueError(f"scankit.top_k: expected a 1-D or 2-D array, got shape {d.shape}")
+    rows, cols = (1, d.shape[0]) if len(d.shape) == 1 else d.shape
+    if not 0 <= k <= cols:
+        raise ValueError(f"k = {k} is outside [0, {cols}]")
+    shape = (k,) if len(d.shape) == 1 else (rows, k)
+    s = stream_of(d, stream)
+    values = empty(d, shape, d.dtype)
+    indices = empty(d, shape, index_dtype)
+    _scankit.top_k(d.dtype, index_dtype, d.address, rows, cols, k, describe(values, "values").address,
+                   describe(indices, "indices").address, bool(largest), s)
+    return values, indices

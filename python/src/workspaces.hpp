@@ -1,0 +1,24 @@
+// The module's workspaces: one per CUDA stream, grown on demand and kept, so that repeated calls
+// on a stream allocate nothing and skip the workspace's initialisation launch.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "scankit/workspace.hpp"
+
+namespace scankit::python {
+
+// The workspace of `stream` (a cudaStream_t as an integer; 0 is the legacy default stream). Only
+// ever used with the GIL held, which orders the calls that share it.
+workspace* workspace_for(std::uintptr_t stream);
+
+inline cudaStream_t as_stream(std::uintptr_t stream) { return reinterpret_cast<cudaStream_t>(stream); }
+
+template <class T>
+T* as_pointer(std::uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+}  // namespace scankit::python

@@ -1,0 +1,67 @@
+"""What needs no GPU: the package imports, and bad arrays are refused with clear errors before
+anything runs."""
+
+import numpy as np
+import pytest
+
+import scankit
+
+
+class FakeDeviceArray:
+    """An object with the CUDA array interface at a made-up address: enough for the argument
+    checks, which must refuse it before the library touches the memory."""
+
+    def __init__(self, shape, typestr="<i4", strides=None):
+        self.__cuda_array_interface__ = {
+            "shape": shape, "typestr": typestr, "data": (0x7F0000000000, False), "version": 3,
+            "strides": strides,
+        }
+
+
+def test_import_and_version():
+    assert scankit.__version__.count(".") == 2
+    assert isinstance(scankit.cuda_available(), bool)
+    assert issubclass(scankit.ArgumentError, ValueError)
+    assert issubclass(scankit.CudaError, RuntimeError)
+
+
+@pytest.mark.parametrize("function", [scankit.inclusive_scan, scankit.sort, scankit.argsort, scankit.unique])
+def test_host_arrays_are_refused(function):
+    with pytest.raises(TypeError, match="host array"):
+        function(np.arange(10, dtype=np.int32))
+    with pytest.raises(TypeError, match="not a GPU array"):
+        function([1, 2, 3])
+
+
+def test_unsupported_dtype():
+    with pytest.raises(TypeError, match="dtype"):
+        scankit.inclusive_scan(FakeDeviceArray((8,), typestr="<c8"))
+
+
+def test_non_contiguous():
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        scankit.sort(FakeDeviceArray((4, 3), strides=(4, 32)))
+
+
+def test_shapes():
+    with pytest.raises(ValueError, match="1-D"):
+        scankit.inclusive_scan(FakeDeviceArray((4, 3)))
+    with pytest.raises(ValueError, match="op"):
+        scankit.inclusive_scan(FakeDeviceArray((4,)), op="product")
+    with pytest.raises(ValueError, match="shape"):
+        scankit.select(FakeDeviceArray((4,)), FakeDeviceArray((5,), typestr="|b1"))
+    with pytest.raises(ValueError, match="outside"):
+        scankit.top_k(FakeDeviceArray((4, 3)), 4)
+
+
+def test_bad_stream():
+    with pytest.raises(TypeError, match="stream"):
+        scankit.inclusive_scan(FakeDeviceArray((4,)), stream="fast")
+
+
+def test_library_errors_become_python_exceptions():
+    # A dtype the compiled function refuses reaches Python as ArgumentError with its message.
+    with pytest.raises(scankit.ArgumentError, match="scankit.unique: dtype int8 is not supported"):
+        scankit._scankit.unique("int8", 0, 0, 0, 0)
+    with pytest.raises(scankit.ArgumentError, match="op 'product'"):
+        scankit._scankit.scan(True, "int32", 0, 0, 0, 0, "product", 0)
