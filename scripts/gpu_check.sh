@@ -35,7 +35,9 @@
 # (bench_sort.log, .json: bench/bench_sort; torch_sort.log, .json: bench/torch_sort.py, when
 # PyTorch is installed), spmv up to 4 (bench_spmv.log, .json; python_spmv.log, .json: CuPy and
 # torch on the same matrices, when either is installed), cg 2 (bench_cg.log, .json), sampling up
-# to 4 (bench_sampling.log, .json; torch_sampling.log, .json).
+# to 4 (bench_sampling.log, .json; torch_sampling.log, .json), python 3 (python_tests.log;
+# python_bench.log, .json: the Python package's GPU tests and python/bench.py, from the module the
+# build folder holds in python/scankit).
 #
 # Environment:
 #   BUILD_DIR               the build folder (default: <repo>/build)
@@ -626,6 +628,20 @@ step_cli_sanitizer() {
   done
 }
 
+# Step: the Python package (built into $BUILD_DIR/python when nanobind was found): its tests on
+# the GPU with torch and CuPy, then python/bench.py against torch and CuPy.
+step_python() {
+  if ! compgen -G "$BUILD_DIR/python/scankit/_scankit*.so" >/dev/null; then
+    add "python: $BUILD_DIR/python/scankit has no compiled module (nanobind missing at build time): not run"
+    fail_step python
+    return
+  fi
+  local python
+  python=$(command -v python3 || echo python3)
+  PYTHONPATH="$BUILD_DIR/python" step_binary python_tests "$python" 400 -m pytest -q -p no:cacheprovider "$REPO/python/tests"
+  PYTHONPATH="$BUILD_DIR/python" step_binary python_bench "$python" 300 "$REPO/python/bench.py" --json "$OUTDIR/python_bench.json"
+}
+
 # Every step runs binaries of the build folder: bridge it once for all.
 bridge_build_paths
 for step in $STEPS; do
@@ -644,9 +660,10 @@ for step in $STEPS; do
                 --benchmark_out="$OUTDIR/bench_segments.json" --benchmark_out_format=json ;;
     spmv) step_spmv ;;
     sampling) step_sampling ;;
+    python) step_python ;;
     cg) step_binary bench_cg "$BUILD_DIR/bench/bench_cg" 200 --benchmark_repetitions=1 \
           --benchmark_out="$OUTDIR/bench_cg.json" --benchmark_out_format=json ;;
-    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli sort segments spmv cg sampling)"
+    *) add "unknown step '$step' (known: tests sanitizer bench compare tune compact lab cli sort segments spmv cg sampling python)"
        fail_step "$step" ;;
   esac
 done

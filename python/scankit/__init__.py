@@ -1,4 +1,5 @@
-"""scankit: GPU scans, sorts, compaction and top-k on PyTorch tensors and CuPy arrays.
+"""scankit: GPU scans, sorts, compaction, top-k, segments, SpMV and sampling on PyTorch tensors
+and CuPy arrays.
 
 Every function reads its inputs in place (no copy), enqueues its work on the caller's current
 stream (``torch.cuda.current_stream()`` for tensors, CuPy's current stream for CuPy arrays) or on
@@ -17,12 +18,17 @@ from __future__ import annotations
 from . import _scankit
 from ._arrays import describe, empty, same_kind, stream_of
 from ._errors import ArgumentError, CudaError
+from ._sampling import AliasTable, SamplingTable, sample_rows, sample_rows_top, sample_without_replacement
+from ._sparse import CsrMatrix, SpmvPlan, as_csr, coo_to_csr, spmv
 
 __version__ = _scankit.__version__
 
 __all__ = [
     "ArgumentError", "CudaError", "cuda_available", "inclusive_scan", "exclusive_scan", "reduce",
-    "sort", "argsort", "sort_pairs", "select", "unique", "top_k",
+    "sort", "argsort", "sort_pairs", "select", "select_in_range", "partition", "unique", "top_k",
+    "inclusive_segmented_scan", "exclusive_segmented_scan", "reduce_by_key", "segmented_sort",
+    "SamplingTable", "AliasTable", "sample_rows", "sample_rows_top", "sample_without_replacement",
+    "CsrMatrix", "as_csr", "coo_to_csr", "SpmvPlan", "spmv",
 ]
 
 _OPS = ("sum", "max", "min", "and", "or", "xor")
@@ -160,6 +166,27 @@ def select(x, mask, *, stream=None):
     return result[:count]
 
 
+def select_in_range(x, lo, hi, *, stream=None):
+    """The items of a 1-D array with ``lo <= x <= hi``, in order (int32, uint32, int64, uint64,
+    float32, float64). Waits for the GPU to learn the count."""
+    return _by_range(False, x, lo, hi, stream, "scankit.select_in_range")[0]
+
+
+def partition(x, lo, hi, *, stream=None):
+    """Items with ``lo <= x <= hi`` first (in order), then the others (in reverse order), and the
+    number of the first. uint32 or float32. Waits for the GPU to learn the count."""
+    return _by_range(True, x, lo, hi, stream, "scankit.partition")
+
+
+def _by_range(partition, x, lo, hi, stream, name):
+    d = describe(x, "x")
+    _one_dimensional(d, name)
+    s = stream_of(d, stream)
+    result = empty(d, d.shape, d.dtype)
+    count = _scankit.select_range(partition, d.dtype, d.address, describe(result, "out").address, d.size, lo, hi, s)
+    return (result, count) if partition else (result[:count], count)
+
+
 def unique(x, *, stream=None):
     """A 1-D array without its consecutive duplicates (sort first for the distinct values), as
     torch.unique_consecutive. Waits for the GPU to learn the count."""
@@ -188,3 +215,68 @@ def top_k(x, k: int, largest: bool = True, *, index_dtype: str = "int64", stream
     _scankit.top_k(d.dtype, index_dtype, d.address, rows, cols, k, describe(values, "values").address,
                    describe(indices, "indices").address, bool(largest), s)
     return values, indices
+
+
+def _offsets(offsets, n, name):
+    o = describe(offsets, "offsets")
+    if len(o.shape) != 1 or o.shape[0] < 1:
+        raise ValueError(f"{name}: offsets must be 1-D with num_segments + 1 items, got shape {o.shape}")
+    if o.dtype not in ("int32", "int64"):
+        raise TypeError(f"{name}: offsets of dtype {o.dtype}, expected int32 or int64")
+    return o
+
+
+def inclusive_segmented_scan(x, offsets, op: str = "sum", *, out=None, stream=None):
+    """A running `op` that restarts at every segment: segment s is x[offsets[s]:offsets[s + 1]]
+    (CSR offsets, int32 or int64; num_segments + 1 non-decreasing positions in [0, n], not
+    checked on the GPU). dtypes: int32, int64, float32, float64."""
+    return _segmented_scan(True, x, offsets, 0, op, out, stream, "scankit.inclusive_segmented_scan")
+
+
+def exclusive_segmented_scan(x, offsets, init=0, op: str = "sum", *, out=None, stream=None):
+    """As inclusive_segmented_scan, each segment starting from `init`."""
+    return _segmented_scan(False, x, offsets, init, op, out, stream, "scankit.exclusive_segmented_scan")
+
+
+def _segmented_scan(inclusive, x, offsets, init, op, out, stream, name):
+    d = describe(x, "x")
+    _one_dimensional(d, name)
+    _check_op(op)
+    o = _offsets(offsets, d.size, name)
+    s = stream_of(d, stream)
+    result = _output(d, out, "out", d.shape, d.dtype)
+    _scankit.segmented_scan(inclusive, d.dtype, o.dtype, d.address, o.address, o.shape[0] - 1,
+                            describe(result, "out").address, d.size, init, op, s)
+    return result
+
+
+def reduce_by_key(keys, values, op: str = "sum", *, stream=None):
+    """`op` over each run of equal consecutive keys: (the run's key, its reduction) per run, in
+    order. Keys: int32, uint32, int64, uint64; values: int32, int64, float32, float64. Waits for
+    the GPU to learn the number of runs."""
+    k = describe(keys, "keys")
+    v = describe(values, "values")
+    _one_dimensional(k, "scankit.reduce_by_key")
+    if v.shape != k.shape:
+        raise ValueError(f"values: shape {v.shape}, keys have {k.shape}")
+    _check_op(op)
+    s = stream_of(k, stream)
+    unique_keys = empty(k, k.shape, k.dtype)
+    aggregates = empty(k, v.shape, v.dtype)
+    runs = _scankit.reduce_by_key(k.dtype, v.dtype, k.address, v.address, describe(unique_keys, "keys").address,
+                                  describe(aggregates, "values").address, k.size, op, s)
+    return unique_keys[:runs], aggregates[:runs]
+
+
+def segmented_sort(x, offsets, descending: bool = False, *, stream=None):
+    """A stable sort of each segment x[offsets[s]:offsets[s + 1]] (CSR offsets, int32 or int64).
+    Keys: float16, bfloat16, float32, float64, int32, uint32, int64. Items outside every segment
+    are not written (their values in the result are unspecified)."""
+    d = describe(x, "x")
+    _one_dimensional(d, "scankit.segmented_sort")
+    o = _offsets(offsets, d.size, "scankit.segmented_sort")
+    s = stream_of(d, stream)
+    result = empty(d, d.shape, d.dtype)
+    _scankit.segmented_sort(d.dtype, o.dtype, d.address, describe(result, "out").address, d.size, o.address,
+                            o.shape[0] - 1, bool(descending), s)
+    return result

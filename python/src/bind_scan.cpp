@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dtypes.hpp"
+#include "ops.hpp"
 #include "scankit/reduce.hpp"
 #include "scankit/scan.hpp"
 #include "workspaces.hpp"
@@ -13,7 +14,6 @@
 namespace nb = nanobind;
 
 namespace scankit::python {
-namespace {
 
 scan_op parse_op(const std::string& op, const char* function) {
   if (op == "sum") return scan_op::plus;
@@ -24,6 +24,8 @@ scan_op parse_op(const std::string& op, const char* function) {
   if (op == "xor") return scan_op::bit_xor;
   throw error(std::string(function) + ": op '" + op + "' is not one of sum, max, min, and, or, xor");
 }
+
+namespace {
 
 void scan(bool inclusive, const std::string& dtype, std::uintptr_t in, std::uintptr_t out, std::int64_t n,
           nb::handle init, const std::string& op_name, std::uintptr_t stream) {

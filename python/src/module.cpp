@@ -13,6 +13,9 @@ namespace scankit::python {
 void bind_scan(nb::module_& m);
 void bind_sort(nb::module_& m);
 void bind_compact(nb::module_& m);
+void bind_segments(nb::module_& m);
+void bind_sampling(nb::module_& m);
+void bind_sparse(nb::module_& m);
 }  // namespace scankit::python
 
 NB_MODULE(_scankit, m) {
@@ -26,4 +29,7 @@ NB_MODULE(_scankit, m) {
   scankit::python::bind_scan(m);
   scankit::python::bind_sort(m);
   scankit::python::bind_compact(m);
+  scankit::python::bind_segments(m);
+  scankit::python::bind_sampling(m);
+  scankit::python::bind_sparse(m);
 }

@@ -186,3 +186,124 @@ def test_cupy_in_cupy_out():
     assert (kept == x[x > 500]).all()
     order = scankit.argsort(x)
     assert (order == cupy.argsort(x, kind="stable")).all()
+
+
+def random_offsets(n, segments, seed):
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    cuts = torch.sort(torch.randint(0, n + 1, (segments - 1,), generator=g)).values
+    return torch.cat([torch.tensor([0]), cuts, torch.tensor([n])]).to(torch.int64)
+
+
+@pytest.mark.parametrize("n,segments", [(1, 1), (4097, 3), (100_003, 517)])
+@pytest.mark.parametrize("offset_dtype", [torch.int32, torch.int64])
+def test_segmented_scans(n, segments, offset_dtype):
+    x = random(n, torch.int64, 21 + n)
+    offsets = random_offsets(n, segments, n)
+    expected = torch.empty_like(x)
+    expected_ex = torch.empty_like(x)
+    for s in range(segments):
+        a, b = offsets[s].item(), offsets[s + 1].item()
+        expected[a:b] = torch.cumsum(x[a:b], 0)
+        expected_ex[a:b] = 3 + expected[a:b] - x[a:b]
+    d_offsets = offsets.to(offset_dtype).cuda()
+    assert torch.equal(scankit.inclusive_segmented_scan(x, d_offsets), expected)
+    assert torch.equal(scankit.exclusive_segmented_scan(x, d_offsets, init=3), expected_ex)
+
+
+@pytest.mark.parametrize("n", [0, 1, 4097, 100_003])
+def test_reduce_by_key(n):
+    keys = torch.sort(random(n, torch.int32, 31 + n, 0, 50)).values
+    values = random(n, torch.float64, 32 + n)
+    k, sums = scankit.reduce_by_key(keys, values)
+    expected_keys, counts = torch.unique_consecutive(keys, return_counts=True)
+    assert torch.equal(k, expected_keys)
+    starts = torch.cat([torch.zeros(1, dtype=torch.int64, device="cuda"), torch.cumsum(counts, 0)])
+    expected = torch.stack([values[starts[i]:starts[i + 1]].sum() for i in range(len(counts))]) if n else values[:0]
+    torch.testing.assert_close(sums, expected, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("n,segments", [(4097, 3), (100_003, 2000)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bfloat16])
+def test_segmented_sort(n, segments, dtype):
+    x = random(n, dtype, 41 + n)
+    offsets = random_offsets(n, segments, n)
+    got = scankit.segmented_sort(x, offsets.cuda(), descending=True)
+    for s in range(0, segments, max(1, segments // 50)):
+        a, b = offsets[s].item(), offsets[s + 1].item()
+        assert torch.equal(got[a:b], torch.sort(x[a:b], descending=True, stable=True).values)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_select_in_range_and_partition(n):
+    x = random(n, torch.float32, 51 + n)
+    keep = (x >= -20) & (x <= 30)
+    assert torch.equal(scankit.select_in_range(x, -20.0, 30.0), x[keep])
+    parted, count = scankit.partition(x, -20.0, 30.0)
+    assert count == int(keep.sum())
+    assert torch.equal(parted[:count], x[keep])
+    assert torch.equal(parted[count:], torch.flip(x[~keep], [0]))
+
+
+@pytest.mark.parametrize("table_type", [scankit.SamplingTable, scankit.AliasTable])
+def test_tables_draw_in_proportion(table_type):
+    weights = torch.tensor([1.0, 0.0, 3.0, 4.0], device="cuda", dtype=torch.float64)
+    table = table_type(weights)
+    table.check()
+    assert table.bins == 4
+    draws = table.sample(400_000, seed=7)
+    assert draws.dtype == torch.int32 and draws.shape == (400_000,)
+    counts = torch.bincount(draws.long(), minlength=4).double() / draws.numel()
+    torch.testing.assert_close(counts, weights / weights.sum(), atol=0.005, rtol=0)
+    assert torch.equal(draws, table.sample(400_000, seed=7))  # the same seed, the same draws
+    bad = table_type(torch.tensor([1.0, float("nan")], device="cuda"))
+    with pytest.raises(scankit.ArgumentError, match="NaN"):
+        bad.check()
+
+
+def test_sample_rows_and_top():
+    weights = torch.zeros(64, 1000, device="cuda")
+    weights[torch.arange(64), torch.arange(64) * 7] = 1.0  # one column per row
+    assert torch.equal(scankit.sample_rows(weights, seed=1), (torch.arange(64, device="cuda") * 7).int())
+    logits = torch.randn(256, 32000, device="cuda") * 3
+    tokens = scankit.sample_rows_top(logits, seed=3, top_k=1)
+    assert torch.equal(tokens, logits.argmax(1).int())  # top-k 1 is the argmax
+    kept = scankit.sample_rows_top(logits, seed=3, top_k=50)
+    in_top = (logits.topk(50, 1).indices == kept.long()[:, None]).any(1)
+    assert bool(in_top.all())
+
+
+def test_sample_without_replacement_is_distinct():
+    w = torch.rand(100_000, device="cuda")
+    got = scankit.sample_without_replacement(w, 1000, seed=5)
+    assert got.shape == (1000,) and torch.unique(got).numel() == 1000
+
+
+def random_csr(rows, cols, density, seed):
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    dense = (torch.rand(rows, cols, generator=g) < density) * torch.randn(rows, cols, generator=g)
+    return dense.double().cuda()
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
+def test_spmv_against_a_dense_product(transpose, index_dtype):
+    dense = random_csr(3001, 1777, 0.01, 61)
+    a = dense.to_sparse_csr()
+    m = scankit.CsrMatrix(a.crow_indices().to(index_dtype), a.col_indices().to(index_dtype), a.values(), a.shape)
+    plan = scankit.SpmvPlan(m, transpose)
+    x = torch.randn(dense.shape[0] if transpose else dense.shape[1], device="cuda", dtype=torch.float64)
+    expected = (dense.t() if transpose else dense) @ x
+    torch.testing.assert_close(plan(x), expected, rtol=1e-10, atol=1e-10)
+    y = torch.ones_like(expected)
+    torch.testing.assert_close(plan(x, y, alpha=2.0, beta=0.5), 2 * expected + 0.5, rtol=1e-10, atol=1e-10)
+    torch.testing.assert_close(scankit.spmv(a, x, transpose=transpose), expected, rtol=1e-10, atol=1e-10)
+
+
+def test_coo_to_csr_sums_duplicates():
+    rows = torch.tensor([2, 0, 2, 1, 2], device="cuda", dtype=torch.int32)
+    cols = torch.tensor([1, 0, 1, 3, 0], device="cuda", dtype=torch.int32)
+    values = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0], device="cuda")
+    m = scankit.coo_to_csr(rows, cols, values, (3, 4))
+    assert m.offsets.tolist() == [0, 1, 2, 4]
+    assert m.columns.tolist() == [0, 3, 0, 1]
+    assert m.values.tolist() == [2.0, 4.0, 5.0, 4.0]

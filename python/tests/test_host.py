@@ -65,3 +65,26 @@ def test_library_errors_become_python_exceptions():
         scankit._scankit.unique("int8", 0, 0, 0, 0)
     with pytest.raises(scankit.ArgumentError, match="op 'product'"):
         scankit._scankit.scan(True, "int32", 0, 0, 0, 0, "product", 0)
+
+
+def test_offsets_are_checked():
+    x = FakeDeviceArray((10,))
+    with pytest.raises(TypeError, match="offsets of dtype"):
+        scankit.inclusive_segmented_scan(x, FakeDeviceArray((3,), typestr="<f4"))
+    with pytest.raises(ValueError, match="num_segments"):
+        scankit.segmented_sort(x, FakeDeviceArray((3, 2)))
+    with pytest.raises(ValueError, match="shape"):
+        scankit.reduce_by_key(x, FakeDeviceArray((9,)))
+
+
+def test_sampling_and_sparse_arguments():
+    with pytest.raises(TypeError, match="float32 or float64"):
+        scankit.SamplingTable(FakeDeviceArray((10,)))
+    with pytest.raises(ValueError, match="2-D"):
+        scankit.sample_rows(FakeDeviceArray((10,), typestr="<f4"), seed=1)
+    with pytest.raises(ValueError, match="outside"):
+        scankit.sample_without_replacement(FakeDeviceArray((10,), typestr="<f4"), 11, seed=1)
+    with pytest.raises(ValueError, match="offsets"):
+        scankit.CsrMatrix(FakeDeviceArray((4,)), FakeDeviceArray((7,)), None, (4, 4))
+    with pytest.raises(TypeError, match="not a CSR matrix"):
+        scankit.as_csr([[1, 0], [0, 1]])
