@@ -1,4 +1,5 @@
-"""scankit from Python against torch and CuPy on the same GPU, in one process.
+"""scankit from Python against torch and CuPy on the same GPU, in one process: scan, select,
+sort and argsort at each size, SpMV on a Poisson matrix and one draw per row of 256 x 131072.
 
     python python/bench.py [--sizes 24 28] [--json out.json]
 
@@ -72,6 +73,50 @@ def workloads(n):
     return rows
 
 
+def poisson_2d(side):
+    """The 5-point Laplacian of a side x side grid as a torch sparse CSR matrix (float32)."""
+    n = side * side
+    i = torch.arange(n, device="cuda")
+    r, c = i // side, i % side
+    rows, cols, vals = [i], [i], [torch.full((n,), 4.0, device="cuda")]
+    for keep, step in ((c > 0, -1), (c < side - 1, 1), (r > 0, -side), (r < side - 1, side)):
+        rows.append(i[keep])
+        cols.append(i[keep] + step)
+        vals.append(torch.full((int(keep.sum()),), -1.0, device="cuda"))
+    coo = torch.sparse_coo_tensor(torch.stack([torch.cat(rows), torch.cat(cols)]), torch.cat(vals), (n, n))
+    return coo.coalesce().to_sparse_csr()
+
+
+def fixed_workloads():
+    """Rows whose shape does not follow --sizes: SpMV on a Poisson matrix, one draw per row."""
+    a = poisson_2d(4096)
+    x = torch.rand(a.shape[1], device="cuda")
+    plan = scankit.SpmvPlan(a)
+    rows = {"spmv_poisson2d_4096^2_f32": (lambda: plan(x), lambda: a @ x, None)}
+    if cupy is not None:
+        import cupyx.scipy.sparse as cusparse
+        ca = cusparse.csr_matrix((cupy.asarray(a.values()), cupy.asarray(a.col_indices().int()),
+                                  cupy.asarray(a.crow_indices().int())), shape=a.shape)
+        cx = cupy.asarray(x)
+        rows["spmv_poisson2d_4096^2_f32"] = (lambda: plan(x), lambda: a @ x, lambda: ca @ cx)
+    w = torch.rand(256, 131072, device="cuda")
+    rows["sample_rows_256x131072"] = (lambda: scankit.sample_rows(w, seed=1),
+                                      lambda: torch.multinomial(w, 1), None)
+    return rows
+
+
+def measure(name, fns, repeats, n=None):
+    """One row: scankit's time, torch's and CuPy's (when there is a CuPy version), and the ratios."""
+    ours, theirs, cupys = fns
+    row = {"workload": name, "n": n, "scankit_ms": gpu_ms(ours, repeats), "torch_ms": gpu_ms(theirs, repeats)}
+    row["vs_torch"] = row["torch_ms"] / row["scankit_ms"]
+    if cupys is not None:
+        row["cupy_ms"] = gpu_ms(cupys, repeats)
+        row["vs_cupy"] = row["cupy_ms"] / row["scankit_ms"]
+    print(json.dumps(row), flush=True)
+    return row
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[24, 28], help="log2 of the item counts")
@@ -80,17 +125,11 @@ def main():
     args = parser.parse_args()
     results = []
     for log2 in args.sizes:
-        n = 1 << log2
-        for name, (ours, theirs, cupys) in workloads(n).items():
-            row = {"workload": name, "n": n, "scankit_ms": gpu_ms(ours, args.repeats),
-                   "torch_ms": gpu_ms(theirs, args.repeats)}
-            row["vs_torch"] = row["torch_ms"] / row["scankit_ms"]
-            if cupys is not None:
-                row["cupy_ms"] = gpu_ms(cupys, args.repeats)
-                row["vs_cupy"] = row["cupy_ms"] / row["scankit_ms"]
-            results.append(row)
-            print(json.dumps(row), flush=True)
+        for name, fns in workloads(1 << log2).items():
+            results.append(measure(name, fns, args.repeats, 1 << log2))
         torch.cuda.empty_cache()
+    for name, fns in fixed_workloads().items():
+        results.append(measure(name, fns, args.repeats))
     x = torch.ones(1 << 10, device="cuda", dtype=torch.int32)
     row = {"workload": "call_overhead_scan_2^10", "n": 1 << 10,
            "scankit_us": host_us(lambda: scankit.inclusive_scan(x)),

@@ -113,7 +113,15 @@ def _cai_device(like: DeviceArray) -> int:
 
 def stream_of(like: DeviceArray, stream) -> int:
     """The stream to enqueue on, as an integer: the one given, else the caller's framework's
-    current stream on the array's device, else the legacy default stream (0)."""
+    current stream on the array's device, else the legacy default stream (0). A stream seen for
+    the first time gets its workspace from `like`'s framework allocator."""
+    s = _stream_handle(like, stream)
+    if s not in _adopted:
+        _adopt(s, like.kind)
+    return s
+
+
+def _stream_handle(like: DeviceArray, stream) -> int:
     if stream is not None:
         if isinstance(stream, int):
             return stream
@@ -141,3 +149,48 @@ def same_kind(like: DeviceArray, out, name: str, shape: tuple, dtype: str) -> De
     if d.dtype != dtype:
         raise TypeError(f"{name}: dtype {d.dtype}, expected {dtype}")
     return d
+
+
+# ---- workspaces from the caller's framework ------------------------------------------------
+# Each stream has one workspace, kept between calls (python/src/workspaces.cpp). The first array
+# kind that uses a stream decides where that workspace's memory comes from: PyTorch's caching
+# allocator for tensors, CuPy's memory pool for CuPy arrays, scankit's pool otherwise.
+
+_adopted = set()
+_registered = set()
+_cupy_blocks = {}
+
+
+def _torch_allocate(size, stream):
+    import torch
+    return torch.cuda.caching_allocator_alloc(size, torch.cuda.current_device(), stream)
+
+
+def _torch_deallocate(address, size, stream):
+    import torch
+    torch.cuda.caching_allocator_delete(address)
+
+
+def _cupy_allocate(size, stream):
+    import cupy
+    with cupy.cuda.ExternalStream(stream) if stream else cupy.cuda.Stream.null:
+        block = cupy.cuda.alloc(size)
+    _cupy_blocks[block.ptr] = block
+    return block.ptr
+
+
+def _cupy_deallocate(address, size, stream):
+    _cupy_blocks.pop(address, None)  # back to CuPy's pool
+
+
+_SLOTS = {"torch": (1, _torch_allocate, _torch_deallocate), "cupy": (2, _cupy_allocate, _cupy_deallocate)}
+
+
+def _adopt(stream: int, kind: str):
+    from . import _scankit
+    slot = _SLOTS.get(kind)
+    if slot is not None and kind not in _registered:
+        _scankit.set_framework_allocator(*slot)
+        _registered.add(kind)
+    _scankit.adopt_stream(stream, slot[0] if slot is not None else 0)
+    _adopted.add(stream)

@@ -16,6 +16,7 @@ void bind_compact(nb::module_& m);
 void bind_segments(nb::module_& m);
 void bind_sampling(nb::module_& m);
 void bind_sparse(nb::module_& m);
+void bind_workspaces(nb::module_& m);
 }  // namespace scankit::python
 
 NB_MODULE(_scankit, m) {
@@ -32,4 +33,5 @@ NB_MODULE(_scankit, m) {
   scankit::python::bind_segments(m);
   scankit::python::bind_sampling(m);
   scankit::python::bind_sparse(m);
+  scankit::python::bind_workspaces(m);
 }

@@ -1,5 +1,7 @@
 // The module's workspaces: one per CUDA stream, grown on demand and kept, so that repeated calls
-// on a stream allocate nothing and skip the workspace's initialisation launch.
+// on a stream allocate nothing and skip the workspace's initialisation launch. A stream's
+// workspace takes its memory from the allocator of the framework whose arrays first used the
+// stream (PyTorch's caching allocator, CuPy's memory pool), or from scankit's built-in pool.
 #pragma once
 
 #include <cstdint>

@@ -307,3 +307,19 @@ def test_coo_to_csr_sums_duplicates():
     assert m.offsets.tolist() == [0, 1, 2, 4]
     assert m.columns.tolist() == [0, 3, 0, 1]
     assert m.values.tolist() == [2.0, 4.0, 5.0, 4.0]
+
+
+def test_workspace_memory_comes_from_torchs_allocator():
+    side = torch.cuda.Stream()  # a stream scankit has not seen
+    x = torch.ones(1 << 24, device="cuda", dtype=torch.int32)
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    with torch.cuda.stream(side):
+        sums = scankit.inclusive_scan(x)
+        keys = scankit.sort(x)  # the sort's workspace holds a second buffer of keys
+    side.synchronize()
+    kept = scankit._scankit.workspace_bytes(side.cuda_stream)
+    assert kept >= 4 * x.numel()
+    # The outputs and the workspace are torch's: torch's count covers all three.
+    assert torch.cuda.memory_allocated() - before >= kept + sums.nbytes + keys.nbytes
+    assert sums[-1].item() == x.numel() and torch.equal(keys, x)
