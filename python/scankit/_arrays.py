@@ -134,6 +134,9 @@ def _stream_handle(like: DeviceArray, stream) -> int:
         raise TypeError(f"stream: {type(stream).__name__} is not a CUDA stream or an integer handle")
     if like.kind == "torch":
         import torch
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what current_stream() reads, without a Stream object
+        if raw is not None:
+            return raw(like.obj.device.index)
         return torch.cuda.current_stream(like.obj.device).cuda_stream
     if like.kind == "cupy":
         import cupy

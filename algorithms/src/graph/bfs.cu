@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "../sparse/stream_scratch.hpp"
+#include "graph_arguments.hpp"
 #include "host_slots.hpp"
 #include "scankit/compact.hpp"
 #include "scankit/detail/check_arguments.hpp"
@@ -37,17 +38,12 @@ bfs_result breadth_first_search(const sparse::csr_view<Index, Value>& g, Index s
                                 cudaStream_t stream, workspace* ws) {
   const char* function = "scankit::graph::breadth_first_search";
   const ::scankit::detail::nvtx_range nvtx(function);
-  if (g.rows < 0 || g.rows != g.cols) {
-    throw error(std::string(function) + ": the graph is " + std::to_string(g.rows) + " x " + std::to_string(g.cols) +
-                ", not a square matrix");
-  }
+  check_graph_arguments(function, g);
   if (source < 0 || source >= g.rows) {
     throw error(std::string(function) + ": source " + std::to_string(source) + " is outside [0, " +
                 std::to_string(g.rows) + ")");
   }
   detail::check_pointer(function, "levels", levels, g.rows);
-  detail::check_pointer(function, "graph.offsets", g.offsets, static_cast<std::int64_t>(g.rows) + 1);
-  detail::check_pointer(function, "graph.columns", g.columns, g.nonzeros);
   sparse::analyse_rows(g, stream);  // the offsets check (waits); throws before anything is written
 
   const long long n = g.rows;

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "../sparse/stream_scratch.hpp"
+#include "graph_arguments.hpp"
 #include "host_slots.hpp"
 #include "scankit/detail/check_arguments.hpp"
 #include "scankit/detail/nvtx_range.hpp"
@@ -31,16 +32,6 @@ using scratch = sparse::precompiled::stream_scratch<T>;
 
 constexpr int update_threads = 256;
 
-template <class Index, class Value>
-void check_graph(const char* function, const sparse::csr_view<Index, Value>& g) {
-  if (g.rows < 0 || g.rows != g.cols) {
-    throw error(std::string(function) + ": the graph is " + std::to_string(g.rows) + " x " + std::to_string(g.cols) +
-                ", not a square matrix");
-  }
-  detail::check_pointer(function, "graph.offsets", g.offsets, static_cast<std::int64_t>(g.rows) + 1);
-  detail::check_pointer(function, "graph.columns", g.columns, g.nonzeros);
-}
-
 // Device memory of `count` items for a plan member, from the plan's resource.
 template <class T>
 T* owned_array(long long count, device_buffer& owner, cudaStream_t stream, device_memory_resource* resource) {
@@ -55,7 +46,7 @@ sparse::device_csr<Index, Value> make_links_in(const sparse::csr_view<Index, Val
                                                workspace* ws, device_memory_resource* resource,
                                                device_buffer& order_owner, device_buffer& inverse_owner) {
   const char* function = "scankit::graph::pagerank_plan";
-  check_graph(function, g);
+  check_graph_arguments(function, g);
   sparse::analyse_rows(g, stream);  // the offsets check (waits)
   const long long n = g.rows;
   const std::int64_t nnz = g.nonzeros;
