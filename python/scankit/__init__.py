@@ -19,7 +19,7 @@ from . import _scankit
 from ._arrays import describe, empty, same_kind, stream_of
 from ._errors import ArgumentError, CudaError
 from ._sampling import AliasTable, SamplingTable, sample_rows, sample_rows_top, sample_without_replacement
-from ._sparse import CsrMatrix, SpmvPlan, as_csr, coo_to_csr, spmv
+from ._sparse import CsrMatrix, SpmvPlan, as_csr, coo_to_csr, read_matrix_market, spmv
 
 __version__ = _scankit.__version__
 
@@ -28,7 +28,7 @@ __all__ = [
     "sort", "argsort", "sort_pairs", "select", "select_in_range", "partition", "unique", "top_k",
     "inclusive_segmented_scan", "exclusive_segmented_scan", "reduce_by_key", "segmented_sort",
     "SamplingTable", "AliasTable", "sample_rows", "sample_rows_top", "sample_without_replacement",
-    "CsrMatrix", "as_csr", "coo_to_csr", "SpmvPlan", "spmv",
+    "CsrMatrix", "as_csr", "coo_to_csr", "read_matrix_market", "SpmvPlan", "spmv",
 ]
 
 _OPS = ("sum", "max", "min", "and", "or", "xor")

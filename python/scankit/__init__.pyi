@@ -64,6 +64,10 @@ def as_csr(a: Any) -> CsrMatrix: ...
 def coo_to_csr(rows: Array, cols: Array, values: Array, shape: Tuple[int, int], *,
                stream: Optional[Stream] = None) -> CsrMatrix: ...
 
+def read_matrix_market(path: Any, like: Literal["torch", "cupy"] = "torch", *, index_dtype: IndexDtype = "int32",
+                       value_dtype: Literal["float32", "float64"] = "float32",
+                       stream: Optional[Stream] = None) -> CsrMatrix: ...
+
 class SpmvPlan:
     matrix: CsrMatrix
     transpose: bool

@@ -115,10 +115,27 @@ def stream_of(like: DeviceArray, stream) -> int:
     """The stream to enqueue on, as an integer: the one given, else the caller's framework's
     current stream on the array's device, else the legacy default stream (0). A stream seen for
     the first time gets its workspace from `like`'s framework allocator."""
+    _check_device(like)
     s = _stream_handle(like, stream)
     if s not in _adopted:
         _adopt(s, like.kind)
     return s
+
+
+def _check_device(like: DeviceArray):
+    """scankit runs on the current device: an array on another one is refused, not copied."""
+    if like.kind == "torch":
+        import torch
+        get = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
+        index, current = like.obj.device.index, get()
+    elif like.kind == "cupy":
+        import cupy
+        index, current = like.obj.device.id, cupy.cuda.runtime.getDevice()
+    else:
+        return
+    if index != current:
+        raise ValueError(f"the array is on device {index} but the current device is {current}: "
+                         f"call scankit inside torch.cuda.device({index}) or cupy.cuda.Device({index})")
 
 
 def _stream_handle(like: DeviceArray, stream) -> int:

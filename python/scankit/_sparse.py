@@ -7,7 +7,7 @@ import sys
 from . import _scankit
 from ._arrays import describe, empty, stream_of
 
-__all__ = ["CsrMatrix", "as_csr", "coo_to_csr", "SpmvPlan", "spmv"]
+__all__ = ["CsrMatrix", "as_csr", "coo_to_csr", "read_matrix_market", "SpmvPlan", "spmv"]
 
 
 class CsrMatrix:
@@ -80,6 +80,23 @@ def coo_to_csr(rows, cols, values, shape, *, stream=None) -> CsrMatrix:
     built.copy_to(describe(offsets, "offsets").address, describe(columns, "columns").address,
                   describe(data, "values").address, s)
     return CsrMatrix(offsets, columns, data, shape)
+
+
+def read_matrix_market(path, like: str = "torch", *, index_dtype: str = "int32", value_dtype: str = "float32",
+                       stream=None) -> CsrMatrix:
+    """A Matrix Market file (coordinate or array; real, integer or pattern; general, symmetric or
+    skew-symmetric, the stored triangle expanded) as a CsrMatrix on the GPU, in torch tensors (like="torch") or CuPy arrays
+    (like="cupy"): parsed on the host with the library's reader, then built by coo_to_csr."""
+    rows, cols, row, col, value = _scankit.read_matrix_market(str(path), index_dtype, value_dtype)
+    if like == "torch":
+        import torch
+        up = lambda a: torch.from_numpy(a).cuda()  # noqa: E731
+    elif like == "cupy":
+        import cupy
+        up = cupy.asarray
+    else:
+        raise ValueError(f"like: '{like}' is not 'torch' or 'cupy'")
+    return coo_to_csr(up(row), up(col), up(value), (rows, cols), stream=stream)
 
 
 class SpmvPlan:

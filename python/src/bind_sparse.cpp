@@ -1,18 +1,22 @@
 // Sparse matrices: CSR from COO triplets, and SpMV with a reusable plan.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
 #include "dtypes.hpp"
 #include "scankit/error.hpp"
 #include "scankit/sparse/csr_build.hpp"
+#include "scankit/sparse/matrix_market.hpp"
 #include "scankit/sparse/spmv.hpp"
 #include "workspaces.hpp"
 
@@ -136,9 +140,37 @@ class built_csr {
   const void* values_ = nullptr;
 };
 
+// A host vector handed to NumPy without a copy: the array owns it.
+template <class T>
+nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(std::vector<T>&& values) {
+  auto* owned = new std::vector<T>(std::move(values));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(owned->data(), {owned->size()}, owner);
+}
+
+// A Matrix Market file's triplets (0-based, in file order; symmetric files expanded) as NumPy
+// arrays, with the matrix's shape.
+template <class Index, class Value>
+nb::tuple read_triplets(const std::string& path) {
+  sparse::coo_matrix_host<Index, Value> coo;
+  {
+    const nb::gil_scoped_release unlocked;  // parsing touches no Python object
+    coo = sparse::read_matrix_market<Index, Value>(path);
+  }
+  return nb::make_tuple(static_cast<std::int64_t>(coo.rows), static_cast<std::int64_t>(coo.cols),
+                        to_numpy(std::move(coo.row)), to_numpy(std::move(coo.col)), to_numpy(std::move(coo.value)));
+}
+
 }  // namespace
 
 void bind_sparse(nb::module_& m) {
+  m.def("read_matrix_market", [](const std::string& path, const std::string& index_dtype,
+                                 const std::string& value_dtype) {
+    return dispatch_csr(index_dtype, value_dtype, "scankit.read_matrix_market", [&](auto i, auto v) {
+      return read_triplets<typename decltype(i)::type, typename decltype(v)::type>(path);
+    });
+  });
+
   nb::class_<plan_holder>(m, "SpmvPlan")
       .def(nb::init<const std::string&, const std::string&, std::int64_t, std::int64_t, std::int64_t, std::uintptr_t,
                     std::uintptr_t, std::uintptr_t, bool, std::uintptr_t>())

@@ -323,3 +323,13 @@ def test_workspace_memory_comes_from_torchs_allocator():
     # The outputs and the workspace are torch's: torch's count covers all three.
     assert torch.cuda.memory_allocated() - before >= kept + sums.nbytes + keys.nbytes
     assert sums[-1].item() == x.numel() and torch.equal(keys, x)
+
+
+def test_read_matrix_market(tmp_path):
+    path = tmp_path / "a.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2.0\n3 1 -1.5\n2 2 4\n")
+    m = scankit.read_matrix_market(path, index_dtype="int64", value_dtype="float64")
+    assert isinstance(m.offsets, torch.Tensor) and m.shape == (3, 3)
+    assert m.offsets.tolist() == [0, 2, 3, 4]
+    assert m.columns.tolist() == [0, 2, 1, 0]
+    assert m.values.tolist() == [2.0, -1.5, 4.0, -1.5]

@@ -88,3 +88,19 @@ def test_sampling_and_sparse_arguments():
         scankit.CsrMatrix(FakeDeviceArray((4,)), FakeDeviceArray((7,)), None, (4, 4))
     with pytest.raises(TypeError, match="not a CSR matrix"):
         scankit.as_csr([[1, 0], [0, 1]])
+
+
+def test_matrix_market_reader(tmp_path):
+    path = tmp_path / "a.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2.0\n3 1 -1.5\n2 2 4\n")
+    rows, cols, row, col, value = scankit._scankit.read_matrix_market(str(path), "int64", "float64")
+    assert (rows, cols) == (3, 3)
+    assert row.dtype == np.int64 and value.dtype == np.float64
+    assert list(zip(row.tolist(), col.tolist(), value.tolist())) == [
+        (0, 0, 2.0), (2, 0, -1.5), (0, 2, -1.5), (1, 1, 4.0)]
+    bad = tmp_path / "bad.mtx"
+    bad.write_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n")
+    with pytest.raises(scankit.ArgumentError, match="bad.mtx"):
+        scankit._scankit.read_matrix_market(str(bad), "int32", "float32")
+    with pytest.raises(ValueError, match="like"):
+        scankit.read_matrix_market(path, like="numpy")
