@@ -18,7 +18,8 @@ from __future__ import annotations
 from . import _scankit
 from ._arrays import describe, empty, same_kind, stream_of
 from ._errors import ArgumentError, CudaError
-from ._sampling import AliasTable, SamplingTable, sample_rows, sample_rows_top, sample_without_replacement
+from ._sampling import (AliasTable, SamplingTable, advance_sampling_offsets, sample_rows, sample_rows_top,
+                        sample_tokens, sample_without_replacement)
 from ._sparse import CsrMatrix, SpmvPlan, as_csr, coo_to_csr, read_matrix_market, spmv
 
 __version__ = _scankit.__version__
@@ -28,6 +29,7 @@ __all__ = [
     "sort", "argsort", "sort_pairs", "select", "select_in_range", "partition", "unique", "top_k",
     "inclusive_segmented_scan", "exclusive_segmented_scan", "reduce_by_key", "segmented_sort",
     "SamplingTable", "AliasTable", "sample_rows", "sample_rows_top", "sample_without_replacement",
+    "sample_tokens", "advance_sampling_offsets",
     "CsrMatrix", "as_csr", "coo_to_csr", "read_matrix_market", "SpmvPlan", "spmv",
 ]
 

@@ -51,6 +51,12 @@ def sample_rows_top(values: Array, seed: int, offset: int = 0, *, logits: bool =
 def sample_without_replacement(weights: Array, k: int, seed: int, offset: int = 0, *,
                                stream: Optional[Stream] = None) -> Array: ...
 
+def sample_tokens(values: Array, *, probabilities: bool = False, temperature: Any = 1.0, top_k: Any = 0,
+                  top_p: Any = 1.0, min_p: Any = 0.0, row_indices: Optional[Array] = None, seed: Any = 0,
+                  offset: Any = 0, logprobs: bool = False, kept_probs: bool = False,
+                  stream: Optional[Stream] = None) -> Any: ...
+def advance_sampling_offsets(offsets: Array, step: int, *, stream: Optional[Stream] = None) -> None: ...
+
 class CsrMatrix:
     offsets: Array
     columns: Array

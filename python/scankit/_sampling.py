@@ -5,7 +5,8 @@ from __future__ import annotations
 from . import _scankit
 from ._arrays import describe, empty, stream_of
 
-__all__ = ["SamplingTable", "AliasTable", "sample_rows", "sample_rows_top", "sample_without_replacement"]
+__all__ = ["SamplingTable", "AliasTable", "sample_rows", "sample_rows_top", "sample_without_replacement",
+           "sample_tokens", "advance_sampling_offsets"]
 
 
 def _weights(weights, name, ndim):
@@ -95,3 +96,71 @@ def sample_without_replacement(weights, k: int, seed: int, offset: int = 0, *, s
     out = empty(d, (k,), "int32")
     _scankit.sample_without_replacement(d.dtype, d.address, d.size, k, describe(out, "out").address, seed, offset, s)
     return out
+
+
+def _parameter(value, name, dtype, rows, batch_wide=False):
+    """A scalar, or a device array of one value per output row (or one for the batch): returns
+    (scalar, address, per_row)."""
+    if isinstance(value, (int, float)):
+        return value, 0, True
+    d = describe(value, name)
+    if d.dtype not in dtype:
+        raise TypeError(f"{name}: dtype {d.dtype}, expected {' or '.join(dtype)}")
+    if d.shape == (rows,):
+        return 0, d.address, True
+    if batch_wide and d.shape == (1,):
+        return 0, d.address, False
+    raise ValueError(f"{name}: shape {d.shape}, expected ({rows},)" + (" or (1,)" if batch_wide else ""))
+
+
+def sample_tokens(values, *, probabilities: bool = False, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0,
+                  row_indices=None, seed=0, offset=0, logprobs: bool = False, kept_probs: bool = False,
+                  stream=None):
+    """The serving sampler: one token per output row of 2-D logits (or probabilities) in float32,
+    float16 or bfloat16, with temperature, top-k, top-p and min-p. Each parameter is a number or
+    a device array of one value per output row (float32; top_k int32). Seeds and offsets are
+    numbers or uint64/int64 device arrays, per row or of one value for the whole batch, so a
+    captured CUDA graph draws fresh tokens when advance_sampling_offsets moves them. row_indices
+    (int32) maps output rows to input rows. The same row, parameters, seed and offset always give
+    the same token, in any batch. Returns tokens (int32; -1 marks a bad row), then the drawn
+    tokens' log-probabilities and the kept, renormalised probabilities when asked for."""
+    d = describe(values, "values")
+    if len(d.shape) != 2:
+        raise ValueError(f"scankit.sample_tokens: values must be 2-D (rows, vocab), got shape {d.shape}")
+    call = _scankit.TokenCall()
+    call.dtype, call.values, (call.input_rows, call.vocab) = d.dtype, d.address, d.shape
+    rows = d.shape[0]
+    if row_indices is not None:
+        r = describe(row_indices, "row_indices")
+        if len(r.shape) != 1 or r.dtype != "int32":
+            raise TypeError(f"row_indices: {r.dtype} {r.shape}, expected 1-D int32")
+        rows, call.row_indices = r.shape[0], r.address
+    call.output_rows = rows
+    call.probabilities = bool(probabilities)
+    call.temperature, call.temperatures, _ = _parameter(temperature, "temperature", ("float32",), rows)
+    call.top_k, call.top_ks, _ = _parameter(top_k, "top_k", ("int32",), rows)
+    call.top_p, call.top_ps, _ = _parameter(top_p, "top_p", ("float32",), rows)
+    call.min_p, call.min_ps, _ = _parameter(min_p, "min_p", ("float32",), rows)
+    call.seed, call.seeds, call.seeds_per_row = _parameter(seed, "seed", ("uint64", "int64"), rows, True)
+    call.offset, call.offsets, call.offsets_per_row = _parameter(offset, "offset", ("uint64", "int64"), rows, True)
+    s = stream_of(d, stream)
+    tokens = empty(d, (rows,), "int32")
+    call.tokens = describe(tokens, "tokens").address
+    results = [tokens]
+    if logprobs:
+        results.append(empty(d, (rows,), "float32"))
+        call.logprobs = describe(results[-1], "logprobs").address
+    if kept_probs:
+        results.append(empty(d, (rows, d.shape[1]), "float32"))
+        call.kept_probs = describe(results[-1], "kept_probs").address
+    _scankit.sample_tokens(call, s)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def advance_sampling_offsets(offsets, step: int, *, stream=None):
+    """Adds `step` to every device offset (uint64 or int64), stream-ordered: the last node of a
+    captured graph, so that the next replay draws new tokens."""
+    d = describe(offsets, "offsets")
+    if len(d.shape) != 1 or d.dtype not in ("uint64", "int64"):
+        raise TypeError(f"offsets: {d.dtype} {d.shape}, expected a 1-D uint64 or int64 array")
+    _scankit.advance_sampling_offsets(d.address, d.size, int(step), stream_of(d, stream))

@@ -8,6 +8,7 @@
 
 #include "scankit/error.hpp"
 #include "scankit/sampling.hpp"
+#include "scankit/token_sampler.hpp"
 #include "workspaces.hpp"
 
 namespace nb = nanobind;
@@ -34,9 +35,99 @@ struct table_holder {
   }
 };
 
+// The serving sampler's parameters, each a scalar or (a non-zero address) a device array.
+struct token_call {
+  std::string dtype = "float32";
+  std::uintptr_t values = 0;
+  std::int64_t input_rows = 0, vocab = 0, output_rows = 0;
+  bool probabilities = false;
+  float temperature = 1.0f;
+  std::uintptr_t temperatures = 0;
+  std::int32_t top_k = 0;
+  std::uintptr_t top_ks = 0;
+  float top_p = 1.0f;
+  std::uintptr_t top_ps = 0;
+  float min_p = 0.0f;
+  std::uintptr_t min_ps = 0;
+  std::uintptr_t row_indices = 0;
+  std::uint64_t seed = 0;
+  std::uintptr_t seeds = 0;
+  bool seeds_per_row = true;
+  std::uint64_t offset = 0;
+  std::uintptr_t offsets = 0;
+  bool offsets_per_row = true;
+  std::uintptr_t tokens = 0, logprobs = 0, kept_probs = 0;
+};
+
+void sample_tokens_to(const token_call& c, std::uintptr_t stream) {
+  token_sampling_params p;
+  p.values = c.probabilities ? token_values::probabilities : token_values::logits;
+  p.temperature = c.temperature;
+  p.temperatures = as_pointer<const float>(c.temperatures);
+  p.top_k = c.top_k;
+  p.top_ks = as_pointer<const std::int32_t>(c.top_ks);
+  p.top_p = c.top_p;
+  p.top_ps = as_pointer<const float>(c.top_ps);
+  p.min_p = c.min_p;
+  p.min_ps = as_pointer<const float>(c.min_ps);
+  p.row_indices = as_pointer<const std::int32_t>(c.row_indices);
+  p.seed = c.seed;
+  p.seeds = as_pointer<const std::uint64_t>(c.seeds);
+  p.seeds_per_row = c.seeds_per_row;
+  p.offset = c.offset;
+  p.offsets = as_pointer<const std::uint64_t>(c.offsets);
+  p.offsets_per_row = c.offsets_per_row;
+  token_sampling_outputs o;
+  o.tokens = as_pointer<std::int32_t>(c.tokens);
+  o.logprobs = as_pointer<float>(c.logprobs);
+  o.kept_probs = as_pointer<float>(c.kept_probs);
+  if (c.dtype == "float32") {
+    sample_tokens(as_pointer<const float>(c.values), c.input_rows, c.vocab, c.output_rows, p, o, as_stream(stream));
+  } else if (c.dtype == "float16") {
+    sample_tokens(as_pointer<const __half>(c.values), c.input_rows, c.vocab, c.output_rows, p, o, as_stream(stream));
+  } else if (c.dtype == "bfloat16") {
+    sample_tokens(as_pointer<const __nv_bfloat16>(c.values), c.input_rows, c.vocab, c.output_rows, p, o,
+                  as_stream(stream));
+  } else {
+    throw error("scankit.sample_tokens: values of dtype " + c.dtype + " are not supported (float32, float16, bfloat16)");
+  }
+}
+
 }  // namespace
 
 void bind_sampling(nb::module_& m) {
+  nb::class_<token_call>(m, "TokenCall")
+      .def(nb::init<>())
+      .def_rw("dtype", &token_call::dtype)
+      .def_rw("values", &token_call::values)
+      .def_rw("input_rows", &token_call::input_rows)
+      .def_rw("vocab", &token_call::vocab)
+      .def_rw("output_rows", &token_call::output_rows)
+      .def_rw("probabilities", &token_call::probabilities)
+      .def_rw("temperature", &token_call::temperature)
+      .def_rw("temperatures", &token_call::temperatures)
+      .def_rw("top_k", &token_call::top_k)
+      .def_rw("top_ks", &token_call::top_ks)
+      .def_rw("top_p", &token_call::top_p)
+      .def_rw("top_ps", &token_call::top_ps)
+      .def_rw("min_p", &token_call::min_p)
+      .def_rw("min_ps", &token_call::min_ps)
+      .def_rw("row_indices", &token_call::row_indices)
+      .def_rw("seed", &token_call::seed)
+      .def_rw("seeds", &token_call::seeds)
+      .def_rw("seeds_per_row", &token_call::seeds_per_row)
+      .def_rw("offset", &token_call::offset)
+      .def_rw("offsets", &token_call::offsets)
+      .def_rw("offsets_per_row", &token_call::offsets_per_row)
+      .def_rw("tokens", &token_call::tokens)
+      .def_rw("logprobs", &token_call::logprobs)
+      .def_rw("kept_probs", &token_call::kept_probs);
+  m.def("sample_tokens", &sample_tokens_to);
+  m.def("advance_sampling_offsets", [](std::uintptr_t offsets, std::int64_t count, std::uint64_t step,
+                                       std::uintptr_t stream) {
+    advance_sampling_offsets(as_pointer<std::uint64_t>(offsets), count, step, as_stream(stream));
+  });
+
   using inverse_cdf = table_holder<sampling_table>;
   nb::class_<inverse_cdf>(m, "SamplingTable")
       .def(nb::init<>())

@@ -104,3 +104,15 @@ def test_matrix_market_reader(tmp_path):
         scankit._scankit.read_matrix_market(str(bad), "int32", "float32")
     with pytest.raises(ValueError, match="like"):
         scankit.read_matrix_market(path, like="numpy")
+
+
+def test_sample_tokens_arguments():
+    values = FakeDeviceArray((4, 100), typestr="<f4")
+    with pytest.raises(ValueError, match="2-D"):
+        scankit.sample_tokens(FakeDeviceArray((100,), typestr="<f4"))
+    with pytest.raises(TypeError, match="top_k: dtype float32"):
+        scankit.sample_tokens(values, top_k=FakeDeviceArray((4,), typestr="<f4"))
+    with pytest.raises(ValueError, match=r"seed: shape \(3,\)"):
+        scankit.sample_tokens(values, seed=FakeDeviceArray((3,), typestr="<u8"))
+    with pytest.raises(TypeError, match="row_indices"):
+        scankit.sample_tokens(values, row_indices=FakeDeviceArray((4,), typestr="<i8"))
