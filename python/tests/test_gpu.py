@@ -47,9 +47,10 @@ def test_inclusive_scan_max_min_and_exclusive(n, op):
     assert torch.equal(ex[1:], 5 + torch.cumsum(x, 0, dtype=torch.int32)[:-1])
 
 
-def test_float32_scan_is_close():
-    x = random(1 << 20, torch.float32, 3)
-    torch.testing.assert_close(scankit.inclusive_scan(x), torch.cumsum(x.double(), 0).float(), rtol=1e-4, atol=1.0)
+def test_float32_scan_of_small_integers_is_exact():
+    # |partial sums| <= 8 * 2^20 < 2^24: every float32 sum is exact, in any order
+    x = random(1 << 20, torch.int32, 3, -8, 9).float()
+    assert torch.equal(scankit.inclusive_scan(x), torch.cumsum(x.double(), 0).float())
 
 
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.float32, torch.float64])
@@ -59,7 +60,10 @@ def test_reduce(dtype, op):
     got = scankit.reduce(x, op)
     assert got.shape == () and got.dtype == dtype
     expected = {"sum": torch.sum, "max": torch.max, "min": torch.min}[op](x.double() if op == "sum" else x)
-    torch.testing.assert_close(got.double(), expected.double(), rtol=1e-6, atol=1e-3)
+    if dtype == torch.float32 and op == "sum":  # float32 sums of 10^5 values of about 100, in another order
+        torch.testing.assert_close(got.double(), expected.double(), rtol=0, atol=2.0)
+    else:
+        torch.testing.assert_close(got.double(), expected.double(), rtol=1e-12, atol=1e-9)
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -185,7 +189,7 @@ def test_cupy_in_cupy_out():
     kept = scankit.select(x, x > 500)
     assert (kept == x[x > 500]).all()
     order = scankit.argsort(x)
-    assert (order == cupy.argsort(x, kind="stable")).all()
+    assert (order == cupy.argsort(x)).all()  # CuPy's argsort is stable
 
 
 def random_offsets(n, segments, seed):
@@ -309,7 +313,9 @@ def test_coo_to_csr_sums_duplicates():
 
 
 def test_workspace_memory_comes_from_torchs_allocator():
-    side = torch.cuda.Stream()  # a stream scankit has not seen
+    # torch hands out streams from a pool: take one that scankit has not used yet
+    side = next(s for s in (torch.cuda.Stream() for _ in range(64))
+                if scankit._scankit.workspace_bytes(s.cuda_stream) == 0)
     x = torch.ones(1 << 24, device="cuda", dtype=torch.int32)
     torch.cuda.synchronize()
     before = torch.cuda.memory_allocated()
