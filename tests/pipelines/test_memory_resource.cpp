@@ -356,14 +356,18 @@ TEST(MemoryResource, WorkspaceReturnsMemoryOnItsLastStream) {
   SCANKIT_REQUIRE_GPU();
   counting_resource counting;
   const owned_stream first, second;
-  std::vector<std::int32_t> values(50'000, 2);
+  std::vector<std::int32_t> values(2'000'000, 2);
   device_buffer<std::int32_t> in(values), out(values.size());
   {
     workspace ws(&counting);
-    inclusive_scan(in.data(), out.data(), 1000, scan_op::plus, first.get(), &ws);
+    ASSERT_GT(scan_workspace_bytes(in.data(), 200'000), 0u);  // both calls need a workspace, the second more
+    ASSERT_LT(scan_workspace_bytes(in.data(), 200'000), scan_workspace_bytes(in.data(), 2'000'000));
+    inclusive_scan(in.data(), out.data(), 200'000, scan_op::plus, first.get(), &ws);
     SCANKIT_CUDA_CHECK(cudaStreamSynchronize(first.get()));
+    ASSERT_EQ(counting.allocations.load(), 1);
     // Growing on `second` returns the smaller allocation on `first`, where it was last used.
-    inclusive_scan(in.data(), out.data(), 50'000, scan_op::plus, second.get(), &ws);
+    inclusive_scan(in.data(), out.data(), 2'000'000, scan_op::plus, second.get(), &ws);
+    ASSERT_EQ(counting.allocations.load(), 2);
     EXPECT_EQ(counting.last_free_stream(), first.get());
     SCANKIT_CUDA_CHECK(cudaStreamSynchronize(second.get()));
   }
