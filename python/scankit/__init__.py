@@ -16,7 +16,7 @@ RuntimeError), with the library's message. Nothing is written to the caller's ar
 from __future__ import annotations
 
 from . import _scankit
-from ._arrays import describe, empty, same_kind, stream_of
+from ._arrays import address_of, describe, empty, same_kind, stream_of
 from ._errors import ArgumentError, CudaError
 from ._sampling import (AliasTable, SamplingTable, advance_sampling_offsets, sample_rows, sample_rows_top,
                         sample_tokens, sample_without_replacement)
@@ -93,7 +93,7 @@ def _scan(inclusive, x, init, op, out, stream, name):
     _check_op(op)
     s = stream_of(d, stream)
     result = _output(d, out, "out", d.shape, d.dtype)
-    _scankit.scan(inclusive, d.dtype, d.address, describe(result, "out").address, d.size, init, op, s)
+    _scankit.scan(inclusive, d.dtype, d.address, address_of(result), d.size, init, op, s)
     return result
 
 
@@ -109,7 +109,7 @@ def reduce(x, op: str = "sum", init=None, *, stream=None):
         init = _identity(op, d.dtype)
     s = stream_of(d, stream)
     result = empty(d, (), d.dtype)
-    _scankit.reduce(d.dtype, d.address, describe(result, "out").address, d.size, init, op, s)
+    _scankit.reduce(d.dtype, d.address, address_of(result), d.size, init, op, s)
     return result
 
 
@@ -121,7 +121,7 @@ def sort(x, descending: bool = False, *, out=None, stream=None):
     _one_dimensional(d, "scankit.sort")
     s = stream_of(d, stream)
     result = _output(d, out, "out", d.shape, d.dtype)
-    _scankit.sort_keys(d.dtype, d.address, describe(result, "out").address, d.size, bool(descending), s)
+    _scankit.sort_keys(d.dtype, d.address, address_of(result), d.size, bool(descending), s)
     return result
 
 
@@ -132,8 +132,8 @@ def argsort(x, descending: bool = False, *, index_dtype: str = "int64", stream=N
     s = stream_of(d, stream)
     sorted_keys = empty(d, d.shape, d.dtype)
     indices = empty(d, d.shape, index_dtype)
-    _scankit.argsort(d.dtype, index_dtype, d.address, describe(sorted_keys, "keys").address,
-                     describe(indices, "indices").address, d.size, bool(descending), s)
+    _scankit.argsort(d.dtype, index_dtype, d.address, address_of(sorted_keys),
+                     address_of(indices), d.size, bool(descending), s)
     return indices
 
 
@@ -148,8 +148,8 @@ def sort_pairs(keys, values, descending: bool = False, *, stream=None):
     s = stream_of(k, stream)
     keys_out = empty(k, k.shape, k.dtype)
     values_out = empty(k, v.shape, v.dtype)
-    _scankit.sort_pairs(k.dtype, v.dtype, k.address, describe(keys_out, "keys").address, v.address,
-                        describe(values_out, "values").address, k.size, bool(descending), s)
+    _scankit.sort_pairs(k.dtype, v.dtype, k.address, address_of(keys_out), v.address,
+                        address_of(values_out), k.size, bool(descending), s)
     return keys_out, values_out
 
 
@@ -163,7 +163,7 @@ def select(x, mask, *, stream=None):
         raise ValueError(f"mask: shape {m.shape}, x has {d.shape}")
     s = stream_of(d, stream)
     result = empty(d, d.shape, d.dtype)
-    count = _scankit.select_flagged(d.dtype, m.dtype, d.address, m.address, describe(result, "out").address,
+    count = _scankit.select_flagged(d.dtype, m.dtype, d.address, m.address, address_of(result),
                                     d.size, s)
     return result[:count]
 
@@ -185,7 +185,7 @@ def _by_range(partition, x, lo, hi, stream, name):
     _one_dimensional(d, name)
     s = stream_of(d, stream)
     result = empty(d, d.shape, d.dtype)
-    count = _scankit.select_range(partition, d.dtype, d.address, describe(result, "out").address, d.size, lo, hi, s)
+    count = _scankit.select_range(partition, d.dtype, d.address, address_of(result), d.size, lo, hi, s)
     return (result, count) if partition else (result[:count], count)
 
 
@@ -196,7 +196,7 @@ def unique(x, *, stream=None):
     _one_dimensional(d, "scankit.unique")
     s = stream_of(d, stream)
     result = empty(d, d.shape, d.dtype)
-    count = _scankit.unique(d.dtype, d.address, describe(result, "out").address, d.size, s)
+    count = _scankit.unique(d.dtype, d.address, address_of(result), d.size, s)
     return result[:count]
 
 
@@ -214,8 +214,8 @@ def top_k(x, k: int, largest: bool = True, *, index_dtype: str = "int64", stream
     s = stream_of(d, stream)
     values = empty(d, shape, d.dtype)
     indices = empty(d, shape, index_dtype)
-    _scankit.top_k(d.dtype, index_dtype, d.address, rows, cols, k, describe(values, "values").address,
-                   describe(indices, "indices").address, bool(largest), s)
+    _scankit.top_k(d.dtype, index_dtype, d.address, rows, cols, k, address_of(values),
+                   address_of(indices), bool(largest), s)
     return values, indices
 
 
@@ -248,7 +248,7 @@ def _segmented_scan(inclusive, x, offsets, init, op, out, stream, name):
     s = stream_of(d, stream)
     result = _output(d, out, "out", d.shape, d.dtype)
     _scankit.segmented_scan(inclusive, d.dtype, o.dtype, d.address, o.address, o.shape[0] - 1,
-                            describe(result, "out").address, d.size, init, op, s)
+                            address_of(result), d.size, init, op, s)
     return result
 
 
@@ -265,8 +265,8 @@ def reduce_by_key(keys, values, op: str = "sum", *, stream=None):
     s = stream_of(k, stream)
     unique_keys = empty(k, k.shape, k.dtype)
     aggregates = empty(k, v.shape, v.dtype)
-    runs = _scankit.reduce_by_key(k.dtype, v.dtype, k.address, v.address, describe(unique_keys, "keys").address,
-                                  describe(aggregates, "values").address, k.size, op, s)
+    runs = _scankit.reduce_by_key(k.dtype, v.dtype, k.address, v.address, address_of(unique_keys),
+                                  address_of(aggregates), k.size, op, s)
     return unique_keys[:runs], aggregates[:runs]
 
 
@@ -279,6 +279,6 @@ def segmented_sort(x, offsets, descending: bool = False, *, stream=None):
     o = _offsets(offsets, d.size, "scankit.segmented_sort")
     s = stream_of(d, stream)
     result = empty(d, d.shape, d.dtype)
-    _scankit.segmented_sort(d.dtype, o.dtype, d.address, describe(result, "out").address, d.size, o.address,
+    _scankit.segmented_sort(d.dtype, o.dtype, d.address, address_of(result), d.size, o.address,
                             o.shape[0] - 1, bool(descending), s)
     return result

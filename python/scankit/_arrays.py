@@ -90,11 +90,24 @@ def describe(x, name: str) -> DeviceArray:
                     "(torch CUDA tensor, CuPy array or an object with __cuda_array_interface__)")
 
 
+def address_of(x) -> int:
+    """The device address of an array this package made (no checks: see describe)."""
+    if _is_torch(x):
+        return x.data_ptr()
+    return int(x.__cuda_array_interface__["data"][0])
+
+
+_TORCH_DTYPES = {}
+
+
 def empty(like: DeviceArray, shape: tuple, dtype: str):
     """A new uninitialised array of the caller's kind, on `like`'s device."""
     if like.kind == "torch":
         import torch
-        return torch.empty(shape, dtype=getattr(torch, dtype), device=like.obj.device)
+        torch_dtype = _TORCH_DTYPES.get(dtype)
+        if torch_dtype is None:
+            torch_dtype = _TORCH_DTYPES[dtype] = getattr(torch, dtype)
+        return torch.empty(shape, dtype=torch_dtype, device=like.obj.device)
     try:
         import cupy  # CuPy arrays and other __cuda_array_interface__ objects get CuPy outputs
     except ImportError:

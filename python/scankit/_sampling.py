@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import _scankit
-from ._arrays import describe, empty, stream_of
+from ._arrays import address_of, describe, empty, stream_of
 
 __all__ = ["SamplingTable", "AliasTable", "sample_rows", "sample_rows_top", "sample_without_replacement",
            "sample_tokens", "advance_sampling_offsets"]
@@ -44,7 +44,7 @@ class _Table:
             raise ValueError(f"count = {count} is negative")
         s = stream_of(self._like, stream)
         out = empty(self._like, (count,), "int32")
-        self._table.sample(describe(out, "out").address, count, seed, offset, s)
+        self._table.sample(address_of(out), count, seed, offset, s)
         return out
 
 
@@ -69,7 +69,7 @@ def sample_rows(weights, seed: int, offset: int = 0, *, stream=None):
     d = _weights(weights, "scankit.sample_rows", 2)
     s = stream_of(d, stream)
     out = empty(d, (d.shape[0],), "int32")
-    _scankit.sample_rows(d.dtype, d.address, d.shape[0], d.shape[1], describe(out, "out").address, seed, offset, s)
+    _scankit.sample_rows(d.dtype, d.address, d.shape[0], d.shape[1], address_of(out), seed, offset, s)
     return out
 
 
@@ -82,7 +82,7 @@ def sample_rows_top(values, seed: int, offset: int = 0, *, logits: bool = True, 
         raise ValueError(f"scankit.sample_rows_top: expected 2-D float32 values, got {d.dtype} {d.shape}")
     s = stream_of(d, stream)
     out = empty(d, (d.shape[0],), "int32")
-    _scankit.sample_rows_top(d.address, d.shape[0], d.shape[1], describe(out, "out").address, bool(logits),
+    _scankit.sample_rows_top(d.address, d.shape[0], d.shape[1], address_of(out), bool(logits),
                              float(temperature), int(top_k), float(top_p), seed, offset, s)
     return out
 
@@ -94,7 +94,7 @@ def sample_without_replacement(weights, k: int, seed: int, offset: int = 0, *, s
         raise ValueError(f"k = {k} is outside [0, {d.size}]")
     s = stream_of(d, stream)
     out = empty(d, (k,), "int32")
-    _scankit.sample_without_replacement(d.dtype, d.address, d.size, k, describe(out, "out").address, seed, offset, s)
+    _scankit.sample_without_replacement(d.dtype, d.address, d.size, k, address_of(out), seed, offset, s)
     return out
 
 
@@ -145,14 +145,14 @@ def sample_tokens(values, *, probabilities: bool = False, temperature=1.0, top_k
     call.offset, call.offsets, call.offsets_per_row = _parameter(offset, "offset", ("uint64", "int64"), rows, True)
     s = stream_of(d, stream)
     tokens = empty(d, (rows,), "int32")
-    call.tokens = describe(tokens, "tokens").address
+    call.tokens = address_of(tokens)
     results = [tokens]
     if logprobs:
         results.append(empty(d, (rows,), "float32"))
-        call.logprobs = describe(results[-1], "logprobs").address
+        call.logprobs = address_of(results[-1])
     if kept_probs:
         results.append(empty(d, (rows, d.shape[1]), "float32"))
-        call.kept_probs = describe(results[-1], "kept_probs").address
+        call.kept_probs = address_of(results[-1])
     _scankit.sample_tokens(call, s)
     return results[0] if len(results) == 1 else tuple(results)
 

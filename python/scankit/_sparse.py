@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from . import _scankit
-from ._arrays import describe, empty, stream_of
+from ._arrays import address_of, describe, empty, stream_of
 
 __all__ = ["CsrMatrix", "as_csr", "coo_to_csr", "read_matrix_market", "SpmvPlan", "spmv"]
 
@@ -77,8 +77,8 @@ def coo_to_csr(rows, cols, values, shape, *, stream=None) -> CsrMatrix:
     offsets = empty(r, (int(shape[0]) + 1,), r.dtype)
     columns = empty(r, (built.nonzeros,), r.dtype)
     data = empty(r, (built.nonzeros,), v.dtype)
-    built.copy_to(describe(offsets, "offsets").address, describe(columns, "columns").address,
-                  describe(data, "values").address, s)
+    built.copy_to(address_of(offsets), address_of(columns),
+                  address_of(data), s)
     return CsrMatrix(offsets, columns, data, shape)
 
 
