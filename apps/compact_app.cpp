@@ -345,6 +345,7 @@ std::vector<std::int64_t> gpu_filter(const std::vector<double>& column, scankit:
     if (count < 0 || count > n) throw scankit::error("scankit compact: the GPU returned count " + std::to_string(count));
     std::vector<std::int64_t> kept(static_cast<std::size_t>(count));
     check(cudaMemcpy(kept.data(), d_kept, kept.size() * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    ws.release();  // its memory goes back on `stream`, which release() destroys
     release();
     return kept;
   } catch (...) {
