@@ -28,7 +28,7 @@ fi
 # skipped, not the build.
 if command -v python3 >/dev/null && ! python3 -c "import nanobind, pytest, numpy" 2>/dev/null; then
   echo "bootstrap: installing nanobind, pytest and numpy for $(command -v python3) (pip)"
-  python3 -m pip install -q nanobind pytest numpy >/dev/null 2>&1 ||
+  python3 -m pip install -q --timeout 20 --retries 1 nanobind pytest numpy >/dev/null 2>&1 ||
     echo "bootstrap: pip could not install them: the Python module will not be built"
 fi
 
