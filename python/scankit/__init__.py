@@ -51,6 +51,15 @@ def _one_dimensional(d, name):
         raise ValueError(f"{name}: expected a 1-D array, got shape {d.shape}")
 
 
+def _same_shape(first, second, first_name, second_name, function):
+    """Two 1-D arrays of one length (keys and values, items and mask): their descriptions."""
+    a, b = describe(first, first_name), describe(second, second_name)
+    _one_dimensional(a, function)
+    if b.shape != a.shape:
+        raise ValueError(f"{second_name}: shape {b.shape}, {first_name} has {a.shape}")
+    return a, b
+
+
 def _check_op(op):
     if op not in _OPS:
         raise ValueError(f"op: '{op}' is not one of {', '.join(_OPS)}")
@@ -140,11 +149,7 @@ def argsort(x, descending: bool = False, *, index_dtype: str = "int64", stream=N
 def sort_pairs(keys, values, descending: bool = False, *, stream=None):
     """Sorts `values` by `keys` (stable; both 1-D, the same length). Returns (sorted keys,
     values in key order). Values: int32, uint32, float32, int64, uint64, float64."""
-    k = describe(keys, "keys")
-    v = describe(values, "values")
-    _one_dimensional(k, "scankit.sort_pairs")
-    if v.shape != k.shape:
-        raise ValueError(f"values: shape {v.shape}, keys have {k.shape}")
+    k, v = _same_shape(keys, values, "keys", "values", "scankit.sort_pairs")
     s = stream_of(k, stream)
     keys_out = empty(k, k.shape, k.dtype)
     values_out = empty(k, v.shape, v.dtype)
@@ -156,11 +161,7 @@ def sort_pairs(keys, values, descending: bool = False, *, stream=None):
 def select(x, mask, *, stream=None):
     """The items of a 1-D array where `mask` (bool or uint8, same length) is set, in order.
     Waits for the GPU to learn the count, as torch.masked_select does."""
-    d = describe(x, "x")
-    m = describe(mask, "mask")
-    _one_dimensional(d, "scankit.select")
-    if m.shape != d.shape:
-        raise ValueError(f"mask: shape {m.shape}, x has {d.shape}")
+    d, m = _same_shape(x, mask, "x", "mask", "scankit.select")
     s = stream_of(d, stream)
     result = empty(d, d.shape, d.dtype)
     count = _scankit.select_flagged(d.dtype, m.dtype, d.address, m.address, address_of(result),
@@ -256,11 +257,7 @@ def reduce_by_key(keys, values, op: str = "sum", *, stream=None):
     """`op` over each run of equal consecutive keys: (the run's key, its reduction) per run, in
     order. Keys: int32, uint32, int64, uint64; values: int32, int64, float32, float64. Waits for
     the GPU to learn the number of runs."""
-    k = describe(keys, "keys")
-    v = describe(values, "values")
-    _one_dimensional(k, "scankit.reduce_by_key")
-    if v.shape != k.shape:
-        raise ValueError(f"values: shape {v.shape}, keys have {k.shape}")
+    k, v = _same_shape(keys, values, "keys", "values", "scankit.reduce_by_key")
     _check_op(op)
     s = stream_of(k, stream)
     unique_keys = empty(k, k.shape, k.dtype)

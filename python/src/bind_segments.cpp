@@ -7,12 +7,10 @@
 #include <string>
 #include <type_traits>
 
-#include <cuda_runtime_api.h>
-
 #include "dtypes.hpp"
 #include "ops.hpp"
 #include "scankit/compact.hpp"
-#include "scankit/device_buffer.hpp"
+#include "scankit/detail/compact_arguments.hpp"  // count_to_host
 #include "scankit/reduce_by_key.hpp"
 #include "scankit/segmented_scan.hpp"
 #include "scankit/segmented_sort.hpp"
@@ -54,34 +52,26 @@ void segmented_scan(bool inclusive, const std::string& dtype, const std::string&
   });
 }
 
-// Reads a count the GPU wrote (waits for the stream).
-std::int64_t read_count(const device_buffer& count, cudaStream_t stream) {
-  std::int64_t value = 0;
-  SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&value, count.data(), sizeof value, cudaMemcpyDeviceToHost, stream));
-  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return value;
-}
-
 std::int64_t reduce_by_key_to(const std::string& key_dtype, const std::string& value_dtype, std::uintptr_t keys,
                               std::uintptr_t values, std::uintptr_t unique_keys, std::uintptr_t aggregates,
                               std::int64_t n, const std::string& op_name, std::uintptr_t stream) {
   const char* function = "scankit.reduce_by_key";
   const scan_op op = parse_op(op_name, function);
-  const device_buffer runs(sizeof(std::int64_t), as_stream(stream));
-  dispatch_wide(key_dtype, function, [&](auto key_tag) {
-    using K = typename decltype(key_tag)::type;
-    if constexpr (std::is_floating_point_v<K>) {
-      throw error(std::string(function) + ": keys of dtype " + key_dtype + " are not supported (integers)");
-    } else {
-      dispatch_segment_value(value_dtype, function, [&](auto value_tag) {
-        using T = typename decltype(value_tag)::type;
-        reduce_by_key(as_pointer<const K>(keys), as_pointer<const T>(values), as_pointer<K>(unique_keys),
-                      as_pointer<T>(aggregates), runs.data_as<std::int64_t>(), n, op, as_stream(stream),
-                      workspace_for(stream));
-      });
-    }
+  // The number of runs comes back through the library's own count-to-host path (it waits).
+  return ::scankit::detail::count_to_host(as_stream(stream), [&](std::int64_t* runs) {
+    dispatch_wide(key_dtype, function, [&](auto key_tag) {
+      using K = typename decltype(key_tag)::type;
+      if constexpr (std::is_floating_point_v<K>) {
+        throw error(std::string(function) + ": keys of dtype " + key_dtype + " are not supported (integers)");
+      } else {
+        dispatch_segment_value(value_dtype, function, [&](auto value_tag) {
+          using T = typename decltype(value_tag)::type;
+          reduce_by_key(as_pointer<const K>(keys), as_pointer<const T>(values), as_pointer<K>(unique_keys),
+                        as_pointer<T>(aggregates), runs, n, op, as_stream(stream), workspace_for(stream));
+        });
+      }
+    });
   });
-  return read_count(runs, as_stream(stream));
 }
 
 void segmented_sort_to(const std::string& key_dtype, const std::string& offset_dtype, std::uintptr_t keys_in,
