@@ -148,7 +148,7 @@ pagerank_result pagerank_plan<Index, Value>::run(Value* rank, const pagerank_opt
     sparse::spmv(product_, Value(1), sparse::dense_vector<const Value>{shares.get(), n}, Value(0),
                  sparse::dense_vector<Value>{spread.get(), n}, stream, ws);
     device_detail::launch_kernel("pagerank_update_kernel", device_detail::pagerank_update_kernel<update_threads, Value>,
-                                 grid, update_threads, stream, n, static_cast<const Value*>(inverse_degrees_.data_as<Value>()),
+                                 grid, update_threads, stream, n, inverse_degrees_.data_as<const Value>(),
                                  static_cast<const Value*>(spread.get()), previous,
                                  static_cast<const Value*>(dangling_mass), damping, ranks[k % 2], shares.get(),
                                  block_sums.get());
@@ -167,7 +167,7 @@ pagerank_result pagerank_plan<Index, Value>::run(Value* rank, const pagerank_opt
   result.residual = static_cast<double>(changes.wait<Value>(k % 2));
   result.converged = result.residual < options.tolerance;
   device_detail::launch_kernel("scatter_kernel", device_detail::scatter_kernel<Index, Value>, grid_for(n), 256, stream,
-                               static_cast<const Index*>(order_.data_as<Index>()), n, static_cast<const Value*>(ranks[k % 2]),
+                               order_.data_as<const Index>(), n, static_cast<const Value*>(ranks[k % 2]),
                                rank);  // back to the caller's numbering
   SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   return result;
