@@ -1,5 +1,6 @@
 // Lengths held in device memory (scankit::device_n) for the scan, compaction, sort, reduce,
-// reduce-by-key and segmented scan entry points of the precompiled API. Each call is sized for a host bound and
+// reduce-by-key, segmented scan, segmented reduction, CSR construction, top-k and sampling entry
+// points of the precompiled API. Each call is sized for a host bound and
 // given a count in device memory: 0, 1, small ones, counts at and around tile edges, the bound,
 // and counts outside [0, bound] (clamped). The results are checked against host references over
 // the first `count` items, and every output item past the count must keep its poison: a kernel
@@ -9,7 +10,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <iterator>
+#include <map>
 #include <numeric>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,13 +22,19 @@
 #include <cuda_runtime_api.h>
 
 #include "scankit/compact.hpp"
+#include "scankit/detail/alias_slices.hpp"
 #include "scankit/device_n.hpp"
 #include "scankit/error.hpp"
 #include "scankit/reduce.hpp"
 #include "scankit/reduce_by_key.hpp"
+#include "scankit/reference/segmented_scan_reference.hpp"
+#include "scankit/sampling.hpp"
 #include "scankit/scan.hpp"
+#include "scankit/segmented_reduce.hpp"
 #include "scankit/segmented_scan.hpp"
 #include "scankit/sort.hpp"
+#include "scankit/sparse/csr_build.hpp"
+#include "scankit/top_k.hpp"
 #include "support/gpu_test.hpp"
 
 namespace scankit::testing {
@@ -395,6 +406,255 @@ TEST(DeviceCounts, ReduceByKeyAndSegmentedScans) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Segments by offsets: two device counts, the items and the segments. Only the first segments + 1
+// offsets are read, positions clamp to the items' count, and only the first segments results of
+// the reduction are written.
+
+TEST(DeviceCounts, SegmentsByOffsets) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  for (std::int64_t bound : {std::int64_t{250'001}, std::int64_t{900}}) {
+    SCOPED_TRACE("bound " + std::to_string(bound));
+    std::vector<std::int32_t> offsets{0};  // segments of 1 to 80 items, a tenth of them empty
+    while (offsets.back() < bound) {
+      const std::int64_t length = rng() % 10 == 0 ? 0 : 1 + static_cast<std::int64_t>(rng() % 80);
+      offsets.push_back(static_cast<std::int32_t>(std::min<std::int64_t>(bound, offsets.back() + length)));
+    }
+    const auto segment_bound = static_cast<std::int64_t>(offsets.size()) - 1;
+    const std::vector<std::int64_t> values = random_ints<std::int64_t>(static_cast<std::size_t>(bound), -100, 100, rng);
+    device_buffer<std::int64_t> d_values(values), out(static_cast<std::size_t>(bound));
+    device_buffer<std::int64_t> sums(static_cast<std::size_t>(segment_bound));
+    device_buffer<std::int32_t> d_offsets(offsets);
+    device_count_cell items, segments;
+    std::uniform_int_distribution<std::int64_t> any_segments(0, segment_bound);
+    const std::vector<std::int64_t> item_counts = counts_for(bound, rng);
+    for (std::size_t trial = 0; trial < item_counts.size(); ++trial) {
+      const std::int64_t count = item_counts[trial];
+      const std::int64_t segment_choices[] = {segment_bound, 0, 1, any_segments(rng), segment_bound + 5, -2,
+                                              segment_bound - 1};
+      const std::int64_t segment_count = segment_choices[trial % std::size(segment_choices)];
+      SCOPED_TRACE("count " + std::to_string(count) + ", segments " + std::to_string(segment_count));
+      const std::int64_t c = processed(count, bound), sc = processed(segment_count, segment_bound);
+      const std::vector<std::int64_t> counted(values.begin(), values.begin() + c);
+      std::vector<std::int64_t> used(offsets.begin(), offsets.begin() + sc + 1);
+      for (auto& p : used) p = static_cast<std::int32_t>(std::min<std::int64_t>(p, c));
+      const auto heads = reference::offset_heads(used, static_cast<std::size_t>(c));
+      const std::plus<std::int64_t> plus;
+      const device_n n{items.set(count), bound}, num_segments{segments.set(segment_count), segment_bound};
+
+      for (bool exclusive : {false, true}) {
+        out.poison();
+        if (exclusive) {
+          exclusive_segmented_scan_by_offsets(d_values.data(), d_offsets.data(), num_segments, out.data(), n,
+                                              std::int64_t{3});
+        } else {
+          inclusive_segmented_scan_by_offsets(d_values.data(), d_offsets.data(), num_segments, out.data(), n);
+        }
+        SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<std::int64_t> want = exclusive
+                                                   ? reference::exclusive_segmented_scan(counted, heads, std::int64_t{3}, plus)
+                                                   : reference::inclusive_segmented_scan(counted, heads, plus);
+        const std::vector<std::int64_t> got = out.download();
+        EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin())) << "scan by offsets, exclusive " << exclusive;
+        expect_poisoned_from(got, c, "scan by offsets");
+      }
+
+      sums.poison();
+      segmented_reduce(d_values.data(), d_offsets.data(), num_segments, sums.data(), n, std::int64_t{-7});
+      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<std::int64_t> want_sums = reference::segmented_reduce(counted, used, plus, std::int64_t{-7});
+      const std::vector<std::int64_t> got_sums = sums.download();
+      EXPECT_TRUE(std::equal(want_sums.begin(), want_sums.end(), got_sums.begin())) << "segmented_reduce";
+      expect_poisoned_from(got_sums, sc, "segmented_reduce");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSR construction from the first `count` triplets: duplicates summed, triplets outside the
+// matrix left out (the first one's index reported), columns and values past the entries untouched.
+
+TEST(DeviceCounts, CooToCsrAndRowOffsets) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  const std::int32_t n_rows = 1000, n_cols = 777;
+  for (std::int64_t bound : {std::int64_t{200'003}, std::int64_t{700}}) {
+    SCOPED_TRACE("bound " + std::to_string(bound));
+    const auto size = static_cast<std::size_t>(bound);
+    std::vector<std::int32_t> rows = random_ints<std::int32_t>(size, 0, n_rows - 1, rng);
+    std::vector<std::int32_t> cols = random_ints<std::int32_t>(size, 0, n_cols - 1, rng);
+    const std::vector<double> values = random_ints<double>(size, -20, 20, rng);  // exact sums in any order
+    for (std::size_t k = 0; k < size; k += 1 + rng() % 5000) {  // out of the matrix now and then
+      (rng() % 2 == 0 ? rows[k] : cols[k]) = rng() % 2 == 0 ? -1 : n_rows + n_cols;
+    }
+    device_buffer<std::int32_t> d_rows(rows), d_cols(cols), offsets(n_rows + 1), columns(size);
+    device_buffer<double> d_values(values), out_values(size);
+    device_buffer<std::int64_t> entries(1), first_bad(1);
+    device_count_cell cell;
+    for (std::int64_t count : counts_for(bound, rng)) {
+      SCOPED_TRACE("count " + std::to_string(count));
+      const std::int64_t c = processed(count, bound);
+      std::map<std::pair<std::int32_t, std::int32_t>, double> want;
+      std::int64_t want_bad = -1;
+      for (std::int64_t k = 0; k < c; ++k) {
+        const std::int32_t r = rows[k], col = cols[k];
+        if (r < 0 || r >= n_rows || col < 0 || col >= n_cols) {
+          if (want_bad < 0) want_bad = k;
+          continue;
+        }
+        want[{r, col}] += values[k];
+      }
+      offsets.poison();
+      columns.poison();
+      out_values.poison();
+      entries.poison();
+      first_bad.poison();
+      sparse::coo_to_csr(d_rows.data(), d_cols.data(), d_values.data(), device_n{cell.set(count), bound}, n_rows,
+                         n_cols, offsets.data(), columns.data(), out_values.data(), entries.data(), first_bad.data());
+      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      ASSERT_EQ(entries.download()[0], static_cast<std::int64_t>(want.size()));
+      EXPECT_EQ(first_bad.download()[0], want_bad);
+      const std::vector<std::int32_t> got_offsets = offsets.download(), got_columns = columns.download();
+      const std::vector<double> got_values = out_values.download();
+      std::vector<std::int32_t> want_offsets(n_rows + 1, 0);
+      std::size_t e = 0;
+      bool same = true;
+      for (const auto& [at, sum] : want) {
+        ++want_offsets[at.first + 1];
+        same = same && got_columns[e] == at.second && got_values[e] == sum;
+        ++e;
+      }
+      std::partial_sum(want_offsets.begin(), want_offsets.end(), want_offsets.begin());
+      EXPECT_TRUE(same) << "columns or values";
+      EXPECT_EQ(got_offsets, want_offsets);
+      expect_poisoned_from(got_columns, static_cast<std::int64_t>(want.size()), "coo_to_csr columns");
+      expect_poisoned_from(got_values, static_cast<std::int64_t>(want.size()), "coo_to_csr values");
+    }
+  }
+  // Row offsets alone, from sorted rows whose count is on the device.
+  std::vector<std::int64_t> sorted = random_ints<std::int64_t>(100'000, 0, 4999, rng);
+  std::sort(sorted.begin(), sorted.end());
+  device_buffer<std::int64_t> d_sorted(sorted), offsets(5001);
+  device_count_cell cell;
+  for (std::int64_t count : counts_for(100'000, rng)) {
+    SCOPED_TRACE("row offsets, count " + std::to_string(count));
+    const std::int64_t c = processed(count, 100'000);
+    offsets.poison();
+    sparse::row_offsets_from_sorted_rows(d_sorted.data(), device_n{cell.set(count), 100'000}, std::int64_t{5000},
+                                         offsets.data());
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<std::int64_t> want(5001);
+    for (std::int64_t r = 0; r <= 5000; ++r) {
+      want[r] = std::lower_bound(sorted.begin(), sorted.begin() + c, r) - sorted.begin();
+    }
+    EXPECT_EQ(offsets.download(), want);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Top-k of the first `count` rows (a matrix's rows, or segments by offsets): the rows past the
+// count keep their poison, including when the rows are split over several blocks.
+
+TEST(DeviceCounts, TopKRowsAndSegments) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  const std::int64_t k = 7;
+  for (const auto& [row_bound, cols] : {std::pair<std::int64_t, std::int64_t>{300, 1000},
+                                        std::pair<std::int64_t, std::int64_t>{3, 200'000}}) {  // split rows
+    SCOPED_TRACE("rows " + std::to_string(row_bound) + " x " + std::to_string(cols));
+    const auto total = static_cast<std::size_t>(row_bound * cols);
+    const std::vector<std::int32_t> keys = random_ints<std::int32_t>(total, -1'000'000, 1'000'000, rng);
+    std::vector<std::int32_t> offsets(static_cast<std::size_t>(row_bound) + 1);  // the same rows as segments
+    for (std::int64_t r = 0; r <= row_bound; ++r) offsets[r] = static_cast<std::int32_t>(r * cols);
+    device_buffer<std::int32_t> d_keys(keys), d_offsets(offsets), values(static_cast<std::size_t>(row_bound * k));
+    device_buffer<std::int64_t> indices(static_cast<std::size_t>(row_bound * k));
+    device_count_cell cell;
+    for (std::int64_t count : {std::int64_t{0}, std::int64_t{1}, row_bound / 2, row_bound - 1, row_bound,
+                               row_bound + 4, std::int64_t{-3}}) {
+      SCOPED_TRACE("count " + std::to_string(count));
+      const std::int64_t c = processed(count, row_bound);
+      for (bool by_offsets : {false, true}) {
+        values.poison();
+        indices.poison();
+        const device_n rows{cell.set(count), row_bound};
+        if (by_offsets) {
+          top_k_segments(d_keys.data(), static_cast<std::int64_t>(total), d_offsets.data(), rows, k, values.data(),
+                         indices.data());
+        } else {
+          top_k(d_keys.data(), rows, cols, k, values.data(), indices.data());
+        }
+        SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<std::int32_t> got_values = values.download();
+        const std::vector<std::int64_t> got_indices = indices.download();
+        for (std::int64_t r = 0; r < c; ++r) {
+          std::vector<std::int64_t> order(static_cast<std::size_t>(cols));
+          std::iota(order.begin(), order.end(), std::int64_t{0});
+          const std::int32_t* row = keys.data() + r * cols;
+          std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](std::int64_t a, std::int64_t b) {
+            return row[a] != row[b] ? row[a] > row[b] : a < b;
+          });
+          for (std::int64_t j = 0; j < k; ++j) {
+            ASSERT_EQ(got_indices[r * k + j], order[j]) << "row " << r << " slot " << j << ", by offsets " << by_offsets;
+            ASSERT_EQ(got_values[r * k + j], row[order[j]]) << "row " << r << " slot " << j;
+          }
+        }
+        expect_poisoned_from(got_values, c * k, "top_k values");
+        expect_poisoned_from(got_indices, c * k, "top_k indices");
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Draws from both tables: the first `count` draws are the same bits as a host-count call's, and
+// none is written past them (the alias table also in several slices).
+
+TEST(DeviceCounts, TableDraws) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> weight(0.0f, 1.0f);
+  std::vector<float> weights(5003);
+  for (auto& w : weights) w = weight(rng);
+  device_buffer<float> d_weights(weights);
+  sampling_table table;
+  alias_table aliases;
+  build_sampling_table(d_weights.data(), static_cast<std::int64_t>(weights.size()), table);
+  build_alias_table(d_weights.data(), static_cast<std::int64_t>(weights.size()), aliases);
+  const std::int64_t bound = 300'007;
+  device_buffer<std::int32_t> want(static_cast<std::size_t>(bound)), got(static_cast<std::size_t>(bound));
+  device_count_cell cell;
+  for (std::int64_t count : counts_for(bound, rng)) {
+    SCOPED_TRACE("count " + std::to_string(count));
+    const std::int64_t c = processed(count, bound);
+    for (int form = 0; form < 3; ++form) {
+      got.poison();
+      want.poison();
+      const device_n n{cell.set(count), bound};
+      if (form == 0) {
+        sample(table, want.data(), c, 77, 5);
+        sample(table, got.data(), n, 77, 5);
+      } else {
+        const int slices = form == 1 ? 1 : 3;
+        device_detail::sampling::draw_alias(aliases, want.data(), c, 77, 5, slices, nullptr);
+        device_detail::sampling::draw_alias(aliases, got.data(), bound, 77, 5, slices, nullptr, n.count);
+      }
+      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<std::int32_t> expected = want.download(), drawn = got.download();
+      EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + c, drawn.begin())) << "form " << form;
+      expect_poisoned_from(drawn, c, "draws, form " + std::to_string(form));
+    }
+  }
+  got.poison();
+  sample(aliases, got.data(), device_n{cell.set(1000), bound}, 77, 5);  // the public alias form
+  SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  expect_poisoned_from(got.download(), 1000, "alias draws");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reduce and arg-max: one grid planned for the bound, the items below the count combined.
 
 TEST(DeviceCounts, ReduceAndArgMax) {
@@ -456,6 +716,26 @@ TEST(DeviceCounts, BadArgumentsAreRefused) {
   auto* runs = reinterpret_cast<std::int64_t*>(std::uintptr_t{0x3000});
   auto* sums = reinterpret_cast<std::int32_t*>(std::uintptr_t{0x60000000});
   EXPECT_THROW(reduce_by_key(in, in, out, sums, runs, device_n{runs, 10}), error);
+  const auto* offsets = reinterpret_cast<const std::int32_t*>(std::uintptr_t{0x20000000});
+  EXPECT_THROW(segmented_reduce(in, offsets, device_n{nullptr, 3}, out, device_n{cell, 10}), error);
+  EXPECT_THROW(segmented_reduce(in, offsets, device_n{cell, -1}, out, device_n{cell, 10}), error);
+  EXPECT_THROW(inclusive_segmented_scan_by_offsets(in, offsets, device_n{cell, 3}, out, device_n{nullptr, 10}), error);
+  auto* rows_out = reinterpret_cast<std::int32_t*>(std::uintptr_t{0x70000000});
+  const auto* values = reinterpret_cast<const double*>(std::uintptr_t{0x90000000});
+  auto* values_out = reinterpret_cast<double*>(std::uintptr_t{0xb0000000});
+  EXPECT_THROW(sparse::coo_to_csr(in, in, values, device_n{cell, 10}, 4, 4, rows_out, out, values_out, nullptr), error);
+  EXPECT_THROW(sparse::coo_to_csr(in, in, values, device_n{cell, 10}, 4, 4, rows_out, out, values_out, cell), error);
+  EXPECT_THROW(sparse::coo_to_csr(in, in, values, device_n{nullptr, 10}, 4, 4, rows_out, out, values_out, runs), error);
+  EXPECT_THROW(sparse::row_offsets_from_sorted_rows(in, device_n{nullptr, 10}, 4, rows_out), error);
+  const auto* float_keys = reinterpret_cast<const float*>(std::uintptr_t{0x10000});
+  auto* top_values = reinterpret_cast<float*>(std::uintptr_t{0xc0000000});
+  EXPECT_THROW(top_k(float_keys, device_n{nullptr, 4}, 100, 5, top_values, out), error);
+  try {  // the sorting path (k above 2048) needs a host count
+    top_k(float_keys, device_n{cell, 4}, 5000, 3000, top_values, out);
+    ADD_FAILURE() << "top_k with k = 3000 and a device count was not refused";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("device_n"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -73,6 +73,7 @@
 #include <cuda_runtime_api.h>
 
 #include "scankit/device_buffer.hpp"
+#include "scankit/device_n.hpp"
 #include "scankit/error.hpp"
 #include "scankit/workspace.hpp"
 
@@ -147,6 +148,10 @@ void build_sampling_table(const double* weights, std::int64_t n, sampling_table&
 // `count` draws (bin indices) into out[0 .. count), with replacement.
 void sample(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
             std::uint64_t offset = 0, cudaStream_t stream = nullptr);
+// The same with the draws' count in device memory (scankit::device_n, device_n.hpp): out holds the
+// bound; draw k is the same bits as with a host count.
+void sample(const sampling_table& table, std::int32_t* out, device_n count, std::uint64_t seed,
+            std::uint64_t offset = 0, cudaStream_t stream = nullptr);
 
 // One bucket of an alias table. A draw picks bucket b uniformly and keeps b when a 32-bit uniform
 // word is below `threshold`, otherwise it returns `alias`: P(keep b) = threshold / 2^32 exactly. A
@@ -212,6 +217,8 @@ void build_alias_table(const double* weights, std::int64_t n, alias_table& table
 // give the bucket floor(u n / 2^64), its third word is compared with the bucket's threshold.
 void sample(const alias_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
             std::uint64_t offset = 0, cudaStream_t stream = nullptr);
+void sample(const alias_table& table, std::int32_t* out, device_n count, std::uint64_t seed,
+            std::uint64_t offset = 0, cudaStream_t stream = nullptr);  // count in device memory, as above
 
 // One draw per row of a rows x cols row-major matrix of weights (probabilities or any
 // non-negative weights): out[r] is a column index, or -1 when row r is bad (see above) or cols == 0.

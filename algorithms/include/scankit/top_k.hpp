@@ -11,6 +11,9 @@
 // as the radix sort orders them (floats by options.floats: NaN above +inf by default). Slots past
 // a row's items get index -1 and a zero key. Per-row k: options.k_per_row.
 //
+// rows / num_segments may be a scankit::device_n (a count in device memory with a host bound;
+// device_n.hpp) when k <= 2048: rows past the count are neither read nor written.
+//
 // Pointers are device pointers; work is enqueued on `stream` without synchronising. Bad counts,
 // null or overlapping arrays, and rows too long for the index type throw scankit::error before
 // anything is enqueued; offsets are device data and not checked (non-decreasing within [0, n]).
@@ -27,6 +30,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_n.hpp"
 #include "scankit/error.hpp"
 #include "scankit/top_k_options.hpp"
 #include "scankit/workspace.hpp"
@@ -41,6 +45,12 @@ namespace scankit {
   void top_k_segments(const K* keys, std::int64_t n, const std::int32_t* offsets, std::int64_t num_segments,       \
                       std::int64_t k, K* values_out, I* indices_out, SCANKIT_TOP_K_TAIL);                          \
   void top_k_segments(const K* keys, std::int64_t n, const std::int64_t* offsets, std::int64_t num_segments,       \
+                      std::int64_t k, K* values_out, I* indices_out, SCANKIT_TOP_K_TAIL);                          \
+  void top_k(const K* keys, device_n rows, std::int64_t cols, std::int64_t k, K* values_out, I* indices_out,       \
+             SCANKIT_TOP_K_TAIL);                                                                                  \
+  void top_k_segments(const K* keys, std::int64_t n, const std::int32_t* offsets, device_n num_segments,           \
+                      std::int64_t k, K* values_out, I* indices_out, SCANKIT_TOP_K_TAIL);                          \
+  void top_k_segments(const K* keys, std::int64_t n, const std::int64_t* offsets, device_n num_segments,           \
                       std::int64_t k, K* values_out, I* indices_out, SCANKIT_TOP_K_TAIL);
 
 #define SCANKIT_DECLARE_TOP_K_FOR_KEY(K)                                                                         \

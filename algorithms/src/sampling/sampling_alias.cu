@@ -77,6 +77,19 @@ void sample(const alias_table& table, std::int32_t* out, std::int64_t count, std
   draw_alias(table, out, count, seed, offset, alias_slices(table.bins(), count), stream);
 }
 
+void sample(const alias_table& table, std::int32_t* out, device_n count, std::uint64_t seed, std::uint64_t offset,
+            cudaStream_t stream) {
+  using namespace device_detail::sampling;
+  const char* fn = "scankit::sample (alias_table)";
+  const ::scankit::detail::nvtx_range nvtx(fn);
+  detail::check_device_n(fn, count);
+  if (count.bound > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with a bound > 0");
+  if (table.header() == nullptr) throw error(std::string(fn) + ": the table was never built");
+  if (count.bound == 0) return;
+  // Slices are chosen for the bound: the draws' bits do not depend on them.
+  draw_alias(table, out, count.bound, seed, offset, alias_slices(table.bins(), count.bound), stream, count.count);
+}
+
 namespace device_detail::sampling {
 
 int alias_slices(std::int64_t bins, std::int64_t count) {
@@ -89,7 +102,7 @@ int alias_slices(std::int64_t bins, std::int64_t count) {
 }
 
 void draw_alias(const alias_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
-                std::uint64_t offset, int slices, cudaStream_t stream) {
+                std::uint64_t offset, int slices, cudaStream_t stream, const std::int64_t* count_device) {
   const auto* header = static_cast<const alias_header*>(table.header());
   const std::int64_t n = table.bins();
   const unsigned grid = grid_for(count, draw_threads * alias_draws_per_thread);
@@ -99,7 +112,7 @@ void draw_alias(const alias_table& table, std::int32_t* out, std::int64_t count,
     const std::int64_t lo = s == 0 ? 0 : n / slices * s;
     const std::int64_t hi = s == slices - 1 ? std::numeric_limits<std::int64_t>::max() : n / slices * (s + 1);
     launch_kernel("alias draws", alias_draw_kernel, dim3(grid), dim3(draw_threads), stream, header, table.entries(), n,
-                  out, count, seed, offset, lo, hi);
+                  out, count, count_device, seed, offset, lo, hi);
   }
 }
 

@@ -35,7 +35,7 @@ void launch_table_guide(table_header* header, std::int64_t n, const sampling_tab
 }
 
 void draw(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
-                 std::uint64_t offset, cudaStream_t stream) {
+          std::uint64_t offset, cudaStream_t stream, const std::int64_t* count_device) {
   const char* fn = "scankit::sample";
   if (count < 0) throw error(std::string(fn) + ": count is negative (" + std::to_string(count) + ")");
   if (count > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with count > 0");
@@ -44,7 +44,7 @@ void draw(const sampling_table& table, std::int32_t* out, std::int64_t count, st
   const auto* header = static_cast<const table_header*>(table.header());
   launch_kernel("sampling draws", draw_kernel, dim3(grid_for(count, draw_threads * draws_per_thread)),
                 dim3(draw_threads), stream, header, table.cdf(), table.codes(), table.guide(), table.bins(),
-                table.guide_size(), out, count, seed, offset);
+                table.guide_size(), out, count, count_device, seed, offset);
 }
 
 }  // namespace device_detail::sampling
@@ -121,6 +121,13 @@ void sample(const sampling_table& table, std::int32_t* out, std::int64_t count, 
             std::uint64_t offset, cudaStream_t stream) {
   const ::scankit::detail::nvtx_range nvtx("scankit::sample (sampling_table)");
   device_detail::sampling::draw(table, out, count, seed, offset, stream);
+}
+
+void sample(const sampling_table& table, std::int32_t* out, device_n count, std::uint64_t seed, std::uint64_t offset,
+            cudaStream_t stream) {
+  const ::scankit::detail::nvtx_range nvtx("scankit::sample (sampling_table)");
+  detail::check_device_n("scankit::sample", count);
+  device_detail::sampling::draw(table, out, count.bound, seed, offset, stream, count.count);
 }
 
 }  // namespace scankit

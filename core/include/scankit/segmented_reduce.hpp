@@ -14,7 +14,9 @@
 // where it matters (or take scankit::arg_max / arg_min, where a NaN beats every number).
 // Values: int32, int64, float, double; operators: scan_op::plus, maximum, minimum (the others,
 // user types, operators and iterators: scankit/device/segmented_reduce.cuh, nvcc). One pass over
-// the values whatever the segment lengths. The offsets are not checked on the device: out-of-order
+// the values whatever the segment lengths. num_segments and n may both be scankit::device_n, counts
+// in device memory with host bounds (device_n.hpp): offsets and out are then sized for the
+// segments' bound, and the first count results are written. The offsets are not checked on the device: out-of-order
 // offsets give wrong results (never an access out of bounds). Work is enqueued on `stream`; bad
 // arguments (negative counts, null pointers, `out` overlapping the values or the offsets) throw
 // scankit::error before anything is enqueued. With `ws == nullptr` temporary storage is taken and
@@ -26,6 +28,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_n.hpp"
 #include "scankit/error.hpp"
 #include "scankit/scan_options.hpp"
 #include "scankit/workspace.hpp"
@@ -36,6 +39,11 @@ namespace scankit {
   void segmented_reduce(const T* values, const O* offsets, std::int64_t num_segments, T* out, std::int64_t n,   \
                         scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr);    \
   void segmented_reduce(const T* values, const O* offsets, std::int64_t num_segments, T* out, std::int64_t n,   \
+                        T empty_value, scan_op op = scan_op::plus, cudaStream_t stream = nullptr,               \
+                        workspace* ws = nullptr);                                                               \
+  void segmented_reduce(const T* values, const O* offsets, device_n num_segments, T* out, device_n n,           \
+                        scan_op op = scan_op::plus, cudaStream_t stream = nullptr, workspace* ws = nullptr);    \
+  void segmented_reduce(const T* values, const O* offsets, device_n num_segments, T* out, device_n n,           \
                         T empty_value, scan_op op = scan_op::plus, cudaStream_t stream = nullptr,               \
                         workspace* ws = nullptr);
 

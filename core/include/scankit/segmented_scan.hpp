@@ -20,8 +20,9 @@
 // is not associative once a NaN takes part; a segment holding a NaN gives a NaN or one of its other
 // values, and which one may change with the size, the GPU and from run to run. Filter NaN out first
 // where it matters (or take scankit::arg_max / arg_min, where a NaN beats every number).
-// Pointers are device pointers; `n` is a 64-bit count (by flags and by key also a scankit::device_n,
-// a count in device memory with a host bound; device_n.hpp); work is enqueued on `stream` and the call
+// Pointers are device pointers; `n` is a 64-bit count or a scankit::device_n (a count in device
+// memory with a host bound; device_n.hpp; by offsets, num_segments and n are then both device
+// counts, and offsets holds the segments' bound + 1 positions); work is enqueued on `stream` and the call
 // returns without synchronising. `out == values` (in place) is allowed; any other overlap, with
 // the values, the flags or the keys, is rejected. Bad arguments throw scankit::error before
 // anything is enqueued; CUDA failures throw scankit::cuda_error. With `ws == nullptr` temporary
@@ -56,6 +57,12 @@ namespace scankit {
                                            workspace* ws = nullptr);                                              \
   void exclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,  \
                                            std::int64_t n, T init, scan_op op = scan_op::plus,                    \
+                                           cudaStream_t stream = nullptr, workspace* ws = nullptr);               \
+  void inclusive_segmented_scan_by_offsets(const T* values, const O* offsets, device_n num_segments, T* out,      \
+                                           device_n n, scan_op op = scan_op::plus, cudaStream_t stream = nullptr, \
+                                           workspace* ws = nullptr);                                              \
+  void exclusive_segmented_scan_by_offsets(const T* values, const O* offsets, device_n num_segments, T* out,      \
+                                           device_n n, T init, scan_op op = scan_op::plus,                        \
                                            cudaStream_t stream = nullptr, workspace* ws = nullptr);
 
 #define SCANKIT_DECLARE_SEGMENTED_SCAN(T)                                                                         \

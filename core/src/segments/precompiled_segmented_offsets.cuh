@@ -24,8 +24,9 @@ T identity_of(scan_op op) {
 }
 
 template <class T, class O>
-void by_offsets(const char* function, const T* values, const O* offsets, std::int64_t num_segments, T* out,
-                std::int64_t n, bool exclusive, T init, scan_op op, cudaStream_t stream, workspace* ws) {
+void by_offsets(const char* function, const T* values, const O* offsets, device_detail::item_count num_segments,
+                T* out, device_detail::item_count n, bool exclusive, T init, scan_op op, cudaStream_t stream,
+                workspace* ws) {
   with_operator(function, op, [&](auto functor) {
     if (exclusive) {
       device::exclusive_segmented_scan_by_offsets<device::tuned, T>(values, offsets, num_segments, out, n, init,
@@ -38,8 +39,8 @@ void by_offsets(const char* function, const T* values, const O* offsets, std::in
 }
 
 template <class T, class O>
-void reduce_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out, std::int64_t n,
-                       T empty_value, scan_op op, cudaStream_t stream, workspace* ws) {
+void reduce_by_offsets(const T* values, const O* offsets, device_detail::item_count num_segments, T* out,
+                       device_detail::item_count n, T empty_value, scan_op op, cudaStream_t stream, workspace* ws) {
   with_operator("scankit::segmented_reduce", op, [&](auto functor) {
     device::segmented_reduce<device::tuned, T>(values, offsets, num_segments, out, n, functor, empty_value, stream, ws);
   });
@@ -47,27 +48,32 @@ void reduce_by_offsets(const T* values, const O* offsets, std::int64_t num_segme
 
 }  // namespace scankit::precompiled
 
-#define SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_BY_OFFSETS_FOR(T, O)                                                 \
-  void inclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,  \
-                                           std::int64_t n, scan_op op, cudaStream_t stream, workspace* ws) {      \
+// Count is std::int64_t or device_n (for both the segments and the items).
+#define SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_BY_OFFSETS_COUNTED(T, O, Count)                                      \
+  void inclusive_segmented_scan_by_offsets(const T* values, const O* offsets, Count num_segments, T* out,         \
+                                           Count n, scan_op op, cudaStream_t stream, workspace* ws) {             \
     precompiled::by_offsets<T>("scankit::inclusive_segmented_scan_by_offsets", values, offsets,         \
                                          num_segments, out, n, false, T{}, op, stream, ws);                       \
   }                                                                                                               \
-  void exclusive_segmented_scan_by_offsets(const T* values, const O* offsets, std::int64_t num_segments, T* out,  \
-                                           std::int64_t n, T init, scan_op op, cudaStream_t stream,               \
+  void exclusive_segmented_scan_by_offsets(const T* values, const O* offsets, Count num_segments, T* out,         \
+                                           Count n, T init, scan_op op, cudaStream_t stream,                      \
                                            workspace* ws) {                                                       \
     precompiled::by_offsets<T>("scankit::exclusive_segmented_scan_by_offsets", values, offsets,         \
                                          num_segments, out, n, true, init, op, stream, ws);                       \
   }                                                                                                               \
-  void segmented_reduce(const T* values, const O* offsets, std::int64_t num_segments, T* out, std::int64_t n,     \
-                        scan_op op, cudaStream_t stream, workspace* ws) {                                         \
+  void segmented_reduce(const T* values, const O* offsets, Count num_segments, T* out, Count n, scan_op op,      \
+                        cudaStream_t stream, workspace* ws) {                                                     \
     precompiled::reduce_by_offsets(values, offsets, num_segments, out, n,                              \
                                              precompiled::identity_of<T>(op), op, stream, ws);          \
   }                                                                                                               \
-  void segmented_reduce(const T* values, const O* offsets, std::int64_t num_segments, T* out, std::int64_t n,     \
-                        T empty_value, scan_op op, cudaStream_t stream, workspace* ws) {                          \
+  void segmented_reduce(const T* values, const O* offsets, Count num_segments, T* out, Count n, T empty_value,    \
+                        scan_op op, cudaStream_t stream, workspace* ws) {                                         \
     precompiled::reduce_by_offsets(values, offsets, num_segments, out, n, empty_value, op, stream, ws);  \
   }
+
+#define SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_BY_OFFSETS_FOR(T, O)                                                 \
+  SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_BY_OFFSETS_COUNTED(T, O, std::int64_t)                                     \
+  SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_BY_OFFSETS_COUNTED(T, O, device_n)
 
 #define SCANKIT_DEFINE_PRECOMPILED_SEGMENTED_BY_OFFSETS(T)                                                        \
   namespace scankit {                                                                                             \

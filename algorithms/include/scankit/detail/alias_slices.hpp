@@ -24,7 +24,8 @@ constexpr int alias_max_wanted_slices = tuning::sampling_tuning_table::alias_dra
 int alias_slices(std::int64_t bins, std::int64_t count);
 
 // `count` draws in `slices` launches (1: one); the same bits for any number of slices (>= 1).
+// With count_device (the draws' count in device memory), count is its bound.
 void draw_alias(const alias_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
-                std::uint64_t offset, int slices, cudaStream_t stream);
+                std::uint64_t offset, int slices, cudaStream_t stream, const std::int64_t* count_device = nullptr);
 
 }  // namespace scankit::device_detail::sampling

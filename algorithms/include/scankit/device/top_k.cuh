@@ -12,6 +12,9 @@
 // past a row's items (k larger than the row, or than its k_per_row entry) get index -1 and a
 // zero key. k may be anything from 0 up; rows are read once when k <= 2048. Above that the call
 // sorts every key twice (scankit::sort_pairs, which takes its own temporary storage besides ws).
+// The rows (num_segments) may be a scankit::device_n, a count in device memory with a host bound,
+// for k <= 2048: the launch is planned for the bound, and rows past the count are not read and
+// their slots not written.
 //
 // Offsets (int32 or int64, num_segments + 1 in device memory) must be non-decreasing within
 // [0, n], segments below 2^32 - 1 items: device data, not checked. A negative count, null or
@@ -25,6 +28,7 @@
 #include "scankit/detail/nvtx_range.hpp"
 #include "scankit/detail/top_k_arguments.hpp"
 #include "scankit/device/top_k/top_k_dispatch.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/error.hpp"
 #include "scankit/top_k_options.hpp"
 #include "scankit/workspace.hpp"
@@ -83,24 +87,26 @@ call_shape check_segments(const char* function, const Key* keys, std::int64_t n,
 namespace scankit::device {
 
 template <class Key, class Index>
-void top_k(const Key* keys, std::int64_t rows, std::int64_t cols, std::int64_t k, Key* values_out,
+void top_k(const Key* keys, device_detail::item_count rows, std::int64_t cols, std::int64_t k, Key* values_out,
            Index* indices_out, cudaStream_t stream = nullptr, workspace* ws = nullptr,
            const top_k_options& options = {}) {
   const ::scankit::detail::nvtx_range nvtx("scankit::top_k");
   namespace d = device_detail::top_k;
-  const d::call_shape c = d::check_matrix("scankit::top_k", keys, rows, cols, k, values_out, indices_out);
+  d::call_shape c = d::check_matrix("scankit::top_k", keys, rows, cols, k, values_out, indices_out);
+  c.rows_device = rows.device;
   d::run_top_k(keys, d::row_layout{nullptr, false, cols}, c, d::result_of(values_out, indices_out, options), stream,
                ws);
 }
 
 template <class Key, class Offset, class Index>
-void top_k_segments(const Key* keys, std::int64_t n, const Offset* offsets, std::int64_t num_segments, std::int64_t k,
-                    Key* values_out, Index* indices_out, cudaStream_t stream = nullptr, workspace* ws = nullptr,
-                    const top_k_options& options = {}) {
+void top_k_segments(const Key* keys, std::int64_t n, const Offset* offsets, device_detail::item_count num_segments,
+                    std::int64_t k, Key* values_out, Index* indices_out, cudaStream_t stream = nullptr,
+                    workspace* ws = nullptr, const top_k_options& options = {}) {
   const ::scankit::detail::nvtx_range nvtx("scankit::top_k_segments");
   namespace d = device_detail::top_k;
-  const d::call_shape c =
+  d::call_shape c =
       d::check_segments("scankit::top_k_segments", keys, n, offsets, num_segments, k, values_out, indices_out);
+  c.rows_device = num_segments.device;
   d::run_top_k(keys, d::row_layout{offsets, sizeof(Offset) == 8, 0}, c, d::result_of(values_out, indices_out, options),
                stream, ws);
 }

@@ -13,6 +13,16 @@
 //       throws scankit::error naming it, and nothing is returned; the inputs are only read. The
 //       call waits for the device once (for the number of distinct entries).
 //
+//   With the triplets' count in device memory (scankit::device_n, e.g. the count an earlier select
+//   or unique wrote), nothing waits, and the matrix goes into the caller's arrays:
+//   row_offsets_from_sorted_rows(rows, device_n nnz, n_rows, offsets, stream)
+//   coo_to_csr(rows, cols, values, device_n nnz, n_rows, n_cols, offsets, columns, out_values,
+//              entries, first_bad, stream, ws)
+//       offsets: n_rows + 1; columns and out_values: nnz.bound entries. *entries (device memory)
+//       gets the number of distinct entries. A triplet outside the matrix is left out, and
+//       *first_bad (device memory; may be null) gets the index of the first such triplet, or -1.
+//       Columns and values past *entries are not written.
+//
 //   csr_to_coo_rows(a, rows, stream)       (a: a device_csr or a csr_view)
 //       CSR to COO: rows[k] = the row of entry k (a's columns and values are the COO's others).
 //
@@ -25,6 +35,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_n.hpp"
 #include "scankit/sparse/csr.hpp"
 #include "scankit/workspace.hpp"
 
@@ -34,11 +45,18 @@ void row_offsets_from_sorted_rows(const std::int32_t* rows, std::int64_t nnz, st
                                   std::int32_t* offsets, cudaStream_t stream = nullptr);
 void row_offsets_from_sorted_rows(const std::int64_t* rows, std::int64_t nnz, std::int64_t n_rows,
                                   std::int64_t* offsets, cudaStream_t stream = nullptr);
+void row_offsets_from_sorted_rows(const std::int32_t* rows, device_n nnz, std::int32_t n_rows, std::int32_t* offsets,
+                                  cudaStream_t stream = nullptr);
+void row_offsets_from_sorted_rows(const std::int64_t* rows, device_n nnz, std::int64_t n_rows, std::int64_t* offsets,
+                                  cudaStream_t stream = nullptr);
 
 #define SCANKIT_DECLARE_COO_TO_CSR(I, V)                                                                   \
   device_csr<I, V> coo_to_csr(const I* rows, const I* cols, const V* values, std::int64_t nnz, I n_rows,   \
                               I n_cols, cudaStream_t stream = nullptr, workspace* ws = nullptr,               \
-                              device_memory_resource* resource = nullptr);
+                              device_memory_resource* resource = nullptr);                                    \
+  void coo_to_csr(const I* rows, const I* cols, const V* values, device_n nnz, I n_rows, I n_cols, I* offsets,  \
+                  I* columns, V* out_values, std::int64_t* entries, std::int64_t* first_bad = nullptr,          \
+                  cudaStream_t stream = nullptr, workspace* ws = nullptr);
 template <class Index, class Value>
 void csr_to_coo_rows(const csr_view<Index, Value>& a, Index* rows, cudaStream_t stream = nullptr);
 template <class Index, class Value>

@@ -10,7 +10,9 @@
 // not folded into the non-empty segments. Items outside [offsets[0], offsets[num_segments]) are
 // ignored. One pass over the values, however long or short the segments (the segmented scan's
 // look-back carries a segment across tiles), plus a binary search per tile boundary; 64-bit
-// counts. Pass a scankit::workspace to reuse temporary storage
+// counts. Either count may be a scankit::device_n (a count in device memory with a host bound):
+// `offsets` and `out` are then sized for the segments' bound, and only the first count + 1
+// offsets are read and the first count results written. Pass a scankit::workspace to reuse temporary storage
 // (segmented_by_offsets_workspace_bytes<T>(n), scankit/device/segmented_scan.cuh).
 #pragma once
 
@@ -22,8 +24,9 @@
 namespace scankit::device {
 
 template <class Policy = tuned, class AccT = void, class ValuesIn, class OffsetsIn, class Out, class Op, class Empty>
-void segmented_reduce(ValuesIn values, OffsetsIn offsets, std::int64_t num_segments, Out out, std::int64_t n, Op op,
-                      Empty empty_value, cudaStream_t stream = nullptr, workspace* ws = nullptr) {
+void segmented_reduce(ValuesIn values, OffsetsIn offsets, device_detail::item_count num_segments, Out out,
+                      device_detail::item_count n, Op op, Empty empty_value, cudaStream_t stream = nullptr,
+                      workspace* ws = nullptr) {
   using T = scankit::device_detail::pick_t<AccT, scankit::device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
   using P = resolved_offsets_policy<Policy, T>;
   constexpr const char* function = "scankit::segmented_reduce";
@@ -33,7 +36,8 @@ void segmented_reduce(ValuesIn values, OffsetsIn offsets, std::int64_t num_segme
   const auto target = device_detail::output_view(out);
   device_detail::check_segment_offsets_arguments<P, T>(function, in, starts, num_segments, target, n, num_segments,
                                                        false);
-  const device_detail::segment_offsets<std::remove_cv_t<decltype(starts)>> segments{starts, num_segments + 1, n};
+  const device_detail::segment_offsets<std::remove_cv_t<decltype(starts)>> segments{
+      starts, num_segments.bound + 1, n.bound, n.device, num_segments.device};
   device_detail::run_segmented_reduce<P, T>(in, segments, target, n, static_cast<T>(empty_value), op, stream, ws);
 }
 

@@ -9,7 +9,8 @@
 //     scankit::device::inclusive_scan_by_key(d_keys, d_values, d_out, n, op, scankit::equal_to_op{}, stream);
 //     scankit::device::exclusive_scan_by_key(d_keys, d_values, d_out, n, init, op, key_equal, stream);
 //   Segments by offsets (CSR row offsets: num_segments + 1 non-decreasing positions in [0, n];
-//   segment s is [offsets[s], offsets[s + 1]); an item starts a segment when its index is an offset):
+//   segment s is [offsets[s], offsets[s + 1]); an item starts a segment when its index is an offset;
+//   num_segments and n may each be a count in device memory, scankit::device_n):
 //     scankit::device::inclusive_segmented_scan_by_offsets(d_values, d_offsets, num_segments, d_out, n, op, stream);
 //     scankit::device::exclusive_segmented_scan_by_offsets(d_values, d_offsets, num_segments, d_out, n, init, op, stream);
 //
@@ -79,9 +80,9 @@ struct key_change_maker {
 };
 
 template <class Policy, class T, class ValuesIn, class OffsetsIn, class Out, class Op>
-void segmented_scan_by_offsets_call(const char* function, ValuesIn values, OffsetsIn offsets, std::int64_t num_segments,
-                               Out out, std::int64_t n, bool exclusive, const T& init, Op op, cudaStream_t stream,
-                               workspace* ws) {
+void segmented_scan_by_offsets_call(const char* function, ValuesIn values, OffsetsIn offsets, item_count num_segments,
+                                    Out out, item_count n, bool exclusive, const T& init, Op op, cudaStream_t stream,
+                                    workspace* ws) {
   const ::scankit::detail::nvtx_range nvtx(function);
   using P = device::resolved_offsets_policy<Policy, T>;
   const auto in = device_detail::input_view(values);
@@ -89,7 +90,7 @@ void segmented_scan_by_offsets_call(const char* function, ValuesIn values, Offse
   const auto target = device_detail::output_view(out);
   device_detail::check_segment_offsets_arguments<P, T>(function, in, starts, num_segments, target, n, n, true);
   using heads_t = device_detail::offsets_head_source<std::remove_cv_t<decltype(starts)>, P::items_per_thread, P::block_threads>;
-  const heads_t heads{{starts, num_segments + 1, n}, nullptr};
+  const heads_t heads{{starts, num_segments.bound + 1, n.bound, n.device, num_segments.device}, nullptr};
   device_detail::run_segmented_scan<P, T>(in, heads, target, n, exclusive, init, op, stream, ws);
 }
 
@@ -134,8 +135,8 @@ void exclusive_scan_by_key(KeysIn keys, ValuesIn values, Out out, device_detail:
 }
 
 template <class Policy = tuned, class AccT = void, class ValuesIn, class OffsetsIn, class Out, class Op = plus_op>
-void inclusive_segmented_scan_by_offsets(ValuesIn values, OffsetsIn offsets, std::int64_t num_segments, Out out,
-                                         std::int64_t n, Op op = {}, cudaStream_t stream = nullptr,
+void inclusive_segmented_scan_by_offsets(ValuesIn values, OffsetsIn offsets, device_detail::item_count num_segments,
+                                         Out out, device_detail::item_count n, Op op = {}, cudaStream_t stream = nullptr,
                                          workspace* ws = nullptr) {
   using T = device_detail::pick_t<AccT, device_detail::inclusive_accumulator_t<ValuesIn, Op>>;
   device_detail::segmented_scan_by_offsets_call<Policy, T>("scankit::inclusive_segmented_scan_by_offsets", values, offsets,
@@ -144,8 +145,8 @@ void inclusive_segmented_scan_by_offsets(ValuesIn values, OffsetsIn offsets, std
 
 template <class Policy = tuned, class AccT = void, class ValuesIn, class OffsetsIn, class Out, class Init,
           class Op = plus_op>
-void exclusive_segmented_scan_by_offsets(ValuesIn values, OffsetsIn offsets, std::int64_t num_segments, Out out,
-                                         std::int64_t n, Init init, Op op = {}, cudaStream_t stream = nullptr,
+void exclusive_segmented_scan_by_offsets(ValuesIn values, OffsetsIn offsets, device_detail::item_count num_segments,
+                                         Out out, device_detail::item_count n, Init init, Op op = {}, cudaStream_t stream = nullptr,
                                          workspace* ws = nullptr) {
   using T = device_detail::pick_t<AccT, device_detail::exclusive_accumulator_t<ValuesIn, Init, Op>>;
   device_detail::segmented_scan_by_offsets_call<Policy, T>("scankit::exclusive_segmented_scan_by_offsets", values, offsets,

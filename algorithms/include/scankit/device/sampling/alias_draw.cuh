@@ -22,6 +22,7 @@
 #include "scankit/detail/alias_slices.hpp"
 #include "scankit/device/sampling/alias_header.cuh"
 #include "scankit/device/sampling/draw.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/sampling.hpp"
 
 namespace scankit::device_detail::sampling {
@@ -32,9 +33,11 @@ constexpr int alias_draws_per_thread = tuning::sampling_tuning_table::alias_draw
 // The draws whose bucket lies in [lo, hi) of the n buckets; the others are left as they are.
 __global__ void __launch_bounds__(draw_threads) alias_draw_kernel(const alias_header* header,
                                                                    const alias_entry* entries, std::int64_t n,
-                                                                   std::int32_t* out, std::int64_t count,
+                                                                   std::int32_t* out, std::int64_t count_bound,
+                                                                   const std::int64_t* count_device,
                                                                    std::uint64_t seed, std::uint64_t offset,
                                                                    std::int64_t lo, std::int64_t hi) {
+  const std::int64_t count = items_to_process(count_bound, count_device);  // device_count.cuh
   const bool ok = header->status == 0 && header->bins == n && n > 0;
   const auto* packed = reinterpret_cast<const uint2*>(entries);  // {threshold, alias}: one 8-byte load
   const std::int64_t stride = std::int64_t(gridDim.x) * draw_threads;

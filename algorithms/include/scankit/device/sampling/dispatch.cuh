@@ -68,8 +68,9 @@ void launch_table_settle(table_header* header, settle_stage stage, const samplin
                          cudaStream_t stream);
 void launch_table_guide(table_header* header, std::int64_t n, const sampling_table_layout& l, const table_arrays& a,
                         cudaStream_t stream);
+// count: the draws, or with count_device (their count in device memory) their bound.
 void draw(const sampling_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
-          std::uint64_t offset, cudaStream_t stream);
+          std::uint64_t offset, cudaStream_t stream, const std::int64_t* count_device = nullptr);
 
 constexpr std::int64_t max_bins = 0x7fffffff;
 

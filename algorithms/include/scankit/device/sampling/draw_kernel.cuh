@@ -21,6 +21,7 @@
 #include "scankit/detail/table_fixed_point.hpp"
 #include "scankit/device/sampling/draw.cuh"
 #include "scankit/device/sampling/table_header.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail::sampling {
 
@@ -41,11 +42,14 @@ __device__ __forceinline__ std::int64_t draw_in_cell(std::uint64_t target, unsig
 }
 
 // bins: the table's bins (> 0); guide_entries: the guide's length (>= 2), both from the host object.
+// count_device: the draws' count in device memory (count_bound is then its bound), or null.
 __global__ void __launch_bounds__(draw_threads) draw_kernel(const table_header* header, const std::uint64_t* cdf,
                                                              const std::uint16_t* codes, const std::uint32_t* guide,
                                                              std::int64_t bins, std::int64_t guide_entries,
-                                                             std::int32_t* out, std::int64_t count,
-                                                             std::uint64_t seed, std::uint64_t offset) {
+                                                             std::int32_t* out, std::int64_t count_bound,
+                                                             const std::int64_t* count_device, std::uint64_t seed,
+                                                             std::uint64_t offset) {
+  const std::int64_t count = items_to_process(count_bound, count_device);  // device_count.cuh
   const bool ok = header->status == 0 && header->bins == bins;
   const std::uint64_t total = header->total_units;
   const int shift = header->shift;

@@ -4,7 +4,8 @@
 //                               writes the offsets of the rows after rows[k - 1] up to rows[k],
 //                               so empty rows get their offsets too, in one pass over the rows
 //   pack_coordinates_kernel     (row, column) -> one 64-bit key, row above column, for the sort;
-//                               notes the first entry out of range
+//                               notes the first entry out of range and gives it `outside_key`
+//   drop_outside_run_kernel     takes the run of entries out of range off the distinct entries
 //   unpack_coordinates_kernel   the key back into row and column
 //   expand_rows_kernel          CSR to COO: the row of every entry, a thread per row
 //   gather_entries_kernel       the transpose's entries in their new order (a permutation)
@@ -13,13 +14,18 @@
 #include <cstdint>
 #include <cstring>
 
+#include "scankit/device/util/device_count.cuh"
+
 namespace scankit::device_detail {
 
 // Each thread takes V consecutive positions k (one 16-byte load of rows when the array is
 // aligned) and the row before them. Rows out of order or out of range give wrong offsets but no
-// write outside offsets[0..n_rows].
+// write outside offsets[0..n_rows]. nnz_device: the entries' count in device memory (nnz is then
+// its bound), or nullptr.
 template <class Index>
-__global__ void row_offsets_kernel(const Index* rows, long long nnz, Index n_rows, Index* offsets) {
+__global__ void row_offsets_kernel(const Index* rows, long long nnz_bound, const std::int64_t* nnz_device,
+                                   Index n_rows, Index* offsets) {
+  const long long nnz = items_to_process(nnz_bound, nnz_device);
   constexpr int V = 16 / sizeof(Index);
   const bool aligned = (reinterpret_cast<std::uintptr_t>(rows) & 15u) == 0;
   const long long groups = (nnz + 1 + V - 1) / V;  // positions 0..nnz
@@ -48,13 +54,17 @@ __global__ void row_offsets_kernel(const Index* rows, long long nnz, Index n_row
   }
 }
 
+// first_bad starts at all ones (-1 as a signed count) and ends as the least k out of range.
 template <class Index>
-__global__ void pack_coordinates_kernel(const Index* rows, const Index* cols, long long nnz, Index n_rows, Index n_cols,
-                                        int col_bits, unsigned long long* keys, unsigned long long* first_bad) {
+__global__ void pack_coordinates_kernel(const Index* rows, const Index* cols, long long nnz_bound,
+                                        const std::int64_t* nnz_device, Index n_rows, Index n_cols, int col_bits,
+                                        unsigned long long outside_key, unsigned long long* keys,
+                                        unsigned long long* first_bad) {
+  const long long nnz = items_to_process(nnz_bound, nnz_device);
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < nnz; k += stride) {
     const Index r = rows[k], c = cols[k];
-    unsigned long long key = 0;
+    unsigned long long key = outside_key;
     if (r < 0 || r >= n_rows || c < 0 || c >= n_cols) {
       atomicMin(first_bad, static_cast<unsigned long long>(k));
     } else {
@@ -62,6 +72,15 @@ __global__ void pack_coordinates_kernel(const Index* rows, const Index* cols, lo
     }
     keys[k] = key;
   }
+}
+
+// The entries out of range all took outside_key, the largest key (row n_rows), so they are the
+// last distinct entry when there are any; one thread takes that run off the count. The count
+// was written by an earlier launch, so kernel order makes this read-modify-write safe.
+template <class Key>
+__global__ void drop_outside_run_kernel(const Key* distinct_keys, std::int64_t* entries, Key outside_key) {
+  const std::int64_t n = *entries;
+  if (n > 0 && distinct_keys[n - 1] == outside_key) *entries = n - 1;
 }
 
 template <class Index>

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -30,6 +31,7 @@ struct call_shape {
   std::int64_t row_items;  // items of the longest row, or a typical row for offsets (sizes the split)
   std::int64_t total;      // items the rows span (the sorting path sorts them all)
   std::int64_t k;
+  const std::int64_t* rows_device = nullptr;  // the rows' count in device memory (rows is its bound)
 };
 
 struct result_spec {
@@ -171,6 +173,10 @@ void run_top_k(const Key* keys, row_layout layout, const call_shape& c, const re
                workspace* ws, std::int64_t blocks_wanted = 0) {
   if (c.rows == 0 || c.k == 0) return;
   if (c.k > max_block_k) {
+    if (c.rows_device != nullptr) {
+      throw error("scankit::top_k: k = " + std::to_string(c.k) + " above " + std::to_string(max_block_k) +
+                  " sorts every key, which needs the rows' count on the host, not a device_n");
+    }
     run_sorting_path(keys, layout, c, r, stream, ws);
     return;
   }
@@ -193,6 +199,8 @@ void run_top_k(const Key* keys, row_layout layout, const call_shape& c, const re
   pass_args<Key> a{};
   a.keys = keys;
   a.rows = layout;
+  a.rows_bound = c.rows;
+  a.rows_device = c.rows_device;
   a.k = c.k;
   a.k_per_row = r.k_per_row;
   a.values_out = static_cast<Key*>(r.values_out);

@@ -21,6 +21,7 @@
 
 #include "scankit/device/top_k/top_k_block.cuh"
 #include "scankit/device/top_k/top_k_keys.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail::top_k {
 
@@ -43,6 +44,8 @@ template <class Key>
 struct pass_args {
   const Key* keys;
   row_layout rows;
+  std::int64_t rows_bound;              // the rows the grid was planned for
+  const std::int64_t* rows_device;      // the rows' count in device memory (device_count.cuh), or null
   std::int64_t slices;                  // blocks per row
   const rank_t<Key>* candidates_in;     // null: read the keys; else rows of candidates_length rank keys
   std::int64_t candidates_length;
@@ -78,6 +81,8 @@ __global__ void __launch_bounds__(shape<Key>::threads, 2) top_k_kernel(pass_args
   __shared__ select_storage<threads> s;
 
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) / a.slices;
+  // A row past the count read on the device: the whole block leaves before any barrier.
+  if (a.rows_device != nullptr && row >= items_to_process(a.rows_bound, a.rows_device)) return;
   const std::int64_t slice = static_cast<std::int64_t>(blockIdx.x) % a.slices;
   const std::int64_t row_begin = a.rows.at(row);
   const Key* row_keys = a.keys + row_begin;

@@ -159,16 +159,18 @@ void run_segmented_scan(In values, Heads heads, Out out, item_count count, bool 
 }
 
 // The segmented reduction by offsets: out[s] for every segment, also when n == 0.
+// With counts in device memory, `segments` carries them and n is the items' bound.
 template <class Policy, class T, class In, class OffsetsIn, class Out, class Op>
 void run_segmented_reduce(In values, const segment_offsets<OffsetsIn>& segments, Out out, long long n,
                           const T& empty_value, Op op, cudaStream_t stream, workspace* ws) {
-  if (segments.num_offsets <= 1) return;  // no segments
+  if (segments.num_offsets <= 1) return;  // no segments (or a bound of none)
   segmented_reduce_args<T, In, OffsetsIn, Policy::items_per_thread, Policy::block_threads, Out> args{};
   args.values = values;
   args.heads.segments = segments;
   args.heads.partition = nullptr;
   args.out = out;
   args.n = n;
+  args.n_device = segments.n_device;
   args.empty_value = empty_value;
   launch_segmented<Policy, T>("segmented_reduce_kernel", segmented_reduce_kernel<Policy, T, In, OffsetsIn, Out, Op>,
                               args, n, op, stream, ws);

@@ -11,12 +11,17 @@
 // base + T open segments in it. A tile's offsets are found once per launch by
 // segment_offsets_partition_kernel (one binary search per tile boundary, into workspace scratch);
 // a launch of one tile needs no partition.
+//
+// Counts in device memory (scankit::device_n): `n` and `num_offsets` are then host bounds, and
+// every kernel first takes resolved(), the counts it reads on the device (clamped to the bounds).
+// Positions clamp to the real n, so a segment that ends past it ends at it, in a tile that runs.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
 #include "scankit/device/iterators.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/launch.cuh"
 
 namespace scankit::device_detail {
@@ -24,8 +29,20 @@ namespace scankit::device_detail {
 template <class OffsetsIn>
 struct segment_offsets {
   OffsetsIn offsets;
-  long long num_offsets;  // segments + 1
-  long long n;            // items
+  long long num_offsets;  // segments + 1 (their bound + 1 when segments_device is set)
+  long long n;            // items (their bound when n_device is set)
+  const std::int64_t* n_device = nullptr;         // the items in device memory, or nullptr
+  const std::int64_t* segments_device = nullptr;  // the segments in device memory, or nullptr
+
+  // The same segments with the counts this launch reads on the device (device_count.cuh).
+  __device__ __forceinline__ segment_offsets resolved() const {
+    segment_offsets r = *this;
+    r.n = items_to_process(n, n_device);
+    r.num_offsets = items_to_process(num_offsets - 1, segments_device) + 1;
+    r.n_device = nullptr;
+    r.segments_device = nullptr;
+    return r;
+  }
 
   // offsets[k] clamped to [0, n].
   __host__ __device__ __forceinline__ long long position(long long k) const {
@@ -50,10 +67,11 @@ struct segment_offsets {
 
 // partition[t] = the first offset tile t owns, for t in [0, tiles]; partition[tiles] = num_offsets.
 template <class OffsetsIn>
-__global__ void segment_offsets_partition_kernel(const segment_offsets<OffsetsIn> segments, long long tiles,
+__global__ void segment_offsets_partition_kernel(const segment_offsets<OffsetsIn> given, long long tiles,
                                                  long long tile_items, long long* partition) {
   const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t > tiles) return;
+  const segment_offsets<OffsetsIn> segments = given.resolved();
   partition[t] = t == 0 ? 0 : (t == tiles ? segments.num_offsets : segments.first_above(t * tile_items));
 }
 
@@ -76,17 +94,20 @@ struct offsets_head_source {
     unsigned words[tile_items / 32 + 2];  // one spare word: a thread's bits may straddle two
   };
 
-  segment_offsets<OffsetsIn> segments;
+  segment_offsets<OffsetsIn> segments;  // counts possibly in device memory: use a plan's
   const long long* partition;  // nullptr: the launch is one tile
 
-  // The offsets [begin, end) that the tile at `base` owns.
+  // The offsets [begin, end) that the tile at `base` owns, and the segments with their counts
+  // resolved (device counts read once per tile).
   struct plan {
     long long begin, end;
+    segment_offsets<OffsetsIn> segments;
   };
   __device__ __forceinline__ plan prepare(long long base) const {
-    if (partition == nullptr) return {0, segments.num_offsets};
+    const segment_offsets<OffsetsIn> resolved = segments.resolved();
+    if (partition == nullptr) return {0, resolved.num_offsets, resolved};
     const long long tile = base / tile_items;
-    return {partition[tile], partition[tile + 1]};
+    return {partition[tile], partition[tile + 1], resolved};
   }
 
   __device__ __forceinline__ unsigned load(long long base, int valid, storage& s, const plan& owned) const {
@@ -95,11 +116,11 @@ struct offsets_head_source {
     __syncthreads();
     const long long begin = owned.begin, end = owned.end;
     for (long long k = begin + threadIdx.x; k < end; k += BlockThreads) {
-      const long long at = segments.position(k) - base;
+      const long long at = owned.segments.position(k) - base;
       if (0 <= at && at < valid) atomicOr(&s.words[at >> 5], 1u << (at & 31));
     }
     // An offset equal to base belongs to the tile before (it closes a segment there).
-    if (threadIdx.x == 0 && begin > 0 && segments.position(begin - 1) == base) atomicOr(&s.words[0], 1u);
+    if (threadIdx.x == 0 && begin > 0 && owned.segments.position(begin - 1) == base) atomicOr(&s.words[0], 1u);
     __syncthreads();
     const int first = static_cast<int>(threadIdx.x) * K;
     const unsigned long long pair =

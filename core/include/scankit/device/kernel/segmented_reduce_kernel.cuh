@@ -3,7 +3,8 @@
 // prefix from the decoupled look-back, so a segment may span any number of tiles), keeps the
 // inclusive results in shared memory, and then writes, for every offset k the tile owns
 // (segment_offsets.cuh), the segment k - 1 that ends in it: the inclusive result of its last
-// item, or `empty_value` when it is empty.
+// item, or `empty_value` when it is empty. With counts in device memory, blocks past the items'
+// count leave at once (positions clamp to that count, so no segment ends in their tiles).
 //
 // Memory order: as in the segmented scan, only tile aggregates and prefixes travel between blocks,
 // each with its status (tile_state.cuh); the outputs are read by later launches only.
@@ -20,7 +21,8 @@ struct segmented_reduce_args {
   In values;
   offsets_head_source<OffsetsIn, K, BlockThreads> heads;
   Out out;  // one result per segment
-  long long n;
+  long long n;                   // the items, or their bound when n_device is set
+  const std::int64_t* n_device;  // the count in device memory (device_count.cuh), or nullptr
   T empty_value;
   single_pass_context<segment_item<T>> pass;  // header == nullptr: one tile, no look-back
 };
@@ -56,7 +58,13 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   using storage_t = segmented_reduce_storage<Policy, T, heads_t>;
   __shared__ storage_t s;
   const long long tile = segmented_tile_index<T>(args.pass, s);
-  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, args.n);
+  const long long n = items_to_process(args.n, args.n_device);
+  // Tile 0 always runs: with no items it still writes every (empty) segment.
+  if (args.n_device != nullptr && tile > 0 && tile >= tiles_of<Policy::tile_items>(n)) {
+    if (threadIdx.x == 0 && args.pass.header != nullptr) args.pass.finish_idle(s.slots.ticket);
+    return;  // past the count read on the device
+  }
+  const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, n);
 
   const auto owned = args.heads.prepare(base);  // before the values' loads, to overlap them
   T values[K];
@@ -66,7 +74,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   for (int k = 0; k < K; ++k) s.results()[storage_t::slot(first + k)] = values[k];
   __syncthreads();
 
-  const segment_offsets<OffsetsIn>& segments = args.heads.segments;
+  const segment_offsets<OffsetsIn>& segments = owned.segments;
   for (long long k = owned.begin + threadIdx.x; k < owned.end; k += Policy::block_threads) {
     if (k == 0) continue;  // the first offset closes no segment
     const long long stop = segments.position(k);
