@@ -1,5 +1,6 @@
-"""scankit from Python against torch and CuPy on the same GPU, in one process: scan, select,
-sort and argsort at each size, SpMV on a Poisson matrix and one draw per row of 256 x 131072.
+"""scankit from Python against torch, CuPy and cuda.compute (CCCL's Python algorithms, where the
+cuda-cccl package is installed) on the same GPU, in one process: scan, select, sort and argsort at
+each size, SpMV on a Poisson matrix and one draw per row of 256 x 131072.
 
     python python/bench.py [--sizes 24 28] [--json out.json]
 
@@ -22,6 +23,46 @@ try:
     import cupy
 except ImportError:  # the CuPy columns are left out
     cupy = None
+
+try:
+    import cuda.compute as cccl
+except Exception as e:  # not installed, or without its CUDA bindings: the cuda.compute columns are left out
+    print(f"cuda.compute not available ({e}); its columns are left out", flush=True)
+    cccl = None
+
+
+def cccl_scan(x):
+    out = torch.empty_like(x)
+    cccl.inclusive_scan(d_in=x, d_out=out, op=cccl.OpKind.PLUS, num_items=x.numel())
+    return out
+
+
+def cccl_sort(x):
+    out = torch.empty_like(x)
+    cccl.radix_sort(d_in_keys=x, d_out_keys=out, num_items=x.numel(), order=cccl.SortOrder.ASCENDING)
+    return out
+
+
+def cccl_argsort(x, index_dtype):
+    keys, indices = torch.empty_like(x), torch.empty(x.numel(), device="cuda", dtype=index_dtype)
+    positions = torch.arange(x.numel(), device="cuda", dtype=index_dtype)
+    cccl.radix_sort(d_in_keys=x, d_out_keys=keys, d_in_values=positions, d_out_values=indices, num_items=x.numel(),
+                    order=cccl.SortOrder.ASCENDING)
+    return indices
+
+
+def checked_anchor(name, fn, want):
+    """fn when its result equals want() (a torch result), else None: a broken anchor is left out, not timed."""
+    if cccl is None:
+        return None
+    try:
+        ok = torch.equal(fn(), want())
+    except Exception as e:  # e.g. a JIT backend missing on this machine
+        print(f"{name}: cuda.compute failed ({type(e).__name__}: {e}); left out", flush=True)
+        return None
+    if not ok:
+        print(f"{name}: cuda.compute's result differs from torch's; left out", flush=True)
+    return fn if ok else None
 
 
 def gpu_ms(fn, repeats):
@@ -56,19 +97,29 @@ def workloads(n):
     floats = torch.rand(n, generator=g, device="cuda", dtype=torch.float32)
     keys64 = torch.randint(0, 1 << 62, (n,), generator=g, device="cuda", dtype=torch.int64)
     mask = floats > 0.5
+    torch_scan = lambda: torch.cumsum(small, 0, dtype=torch.int32)  # noqa: E731
+    torch_sort_ints = lambda: torch.sort(ints, stable=True).values  # noqa: E731
+    torch_sort_keys64 = lambda: torch.sort(keys64, stable=True).values  # noqa: E731
+    torch_argsort = lambda: torch.argsort(floats, stable=True)  # noqa: E731
+    # (scankit, torch, CuPy or None, cuda.compute or None)
     rows = {
-        "scan_int32": (lambda: scankit.inclusive_scan(small), lambda: torch.cumsum(small, 0, dtype=torch.int32),
-                       (lambda c=cupy.asarray(small): cupy.cumsum(c, dtype=cupy.int32)) if cupy else None),
+        "scan_int32": (lambda: scankit.inclusive_scan(small), torch_scan,
+                       (lambda c=cupy.asarray(small): cupy.cumsum(c, dtype=cupy.int32)) if cupy else None,
+                       checked_anchor("scan_int32", lambda: cccl_scan(small), torch_scan)),
         "select_f32_half": (lambda: scankit.select(floats, mask), lambda: torch.masked_select(floats, mask),
-                            (lambda c=cupy.asarray(floats), m=cupy.asarray(mask): c[m]) if cupy else None),
-        "sort_i32_keys": (lambda: scankit.sort(ints), lambda: torch.sort(ints, stable=True).values,
-                          (lambda c=cupy.asarray(ints): cupy.sort(c)) if cupy else None),
-        "sort_i64_keys": (lambda: scankit.sort(keys64), lambda: torch.sort(keys64, stable=True).values, None),
-        "argsort_f32_i64": (lambda: scankit.argsort(floats), lambda: torch.argsort(floats, stable=True),
-                            (lambda c=cupy.asarray(floats): cupy.argsort(c)) if cupy else None),
+                            (lambda c=cupy.asarray(floats), m=cupy.asarray(mask): c[m]) if cupy else None, None),
+        "sort_i32_keys": (lambda: scankit.sort(ints), torch_sort_ints,
+                          (lambda c=cupy.asarray(ints): cupy.sort(c)) if cupy else None,
+                          checked_anchor("sort_i32_keys", lambda: cccl_sort(ints), torch_sort_ints)),
+        "sort_i64_keys": (lambda: scankit.sort(keys64), torch_sort_keys64, None,
+                          checked_anchor("sort_i64_keys", lambda: cccl_sort(keys64), torch_sort_keys64)),
+        "argsort_f32_i64": (lambda: scankit.argsort(floats), torch_argsort,
+                            (lambda c=cupy.asarray(floats): cupy.argsort(c)) if cupy else None,
+                            checked_anchor("argsort_f32_i64", lambda: cccl_argsort(floats, torch.int64), torch_argsort)),
         # int32 indices: the C++ benchmark's argsort row (torch has no int32 argsort)
-        "argsort_f32_i32": (lambda: scankit.argsort(floats, index_dtype="int32"),
-                            lambda: torch.argsort(floats, stable=True), None),
+        "argsort_f32_i32": (lambda: scankit.argsort(floats, index_dtype="int32"), torch_argsort, None,
+                            checked_anchor("argsort_f32_i32", lambda: cccl_argsort(floats, torch.int32),
+                                           lambda: torch_argsort().int())),
     }
     return rows
 
@@ -92,27 +143,31 @@ def fixed_workloads():
     a = poisson_2d(4096)
     x = torch.rand(a.shape[1], device="cuda")
     plan = scankit.SpmvPlan(a)
-    rows = {"spmv_poisson2d_4096^2_f32": (lambda: plan(x), lambda: a @ x, None)}
+    rows = {"spmv_poisson2d_4096^2_f32": (lambda: plan(x), lambda: a @ x, None, None)}
     if cupy is not None:
         import cupyx.scipy.sparse as cusparse
         ca = cusparse.csr_matrix((cupy.asarray(a.values()), cupy.asarray(a.col_indices().int()),
                                   cupy.asarray(a.crow_indices().int())), shape=a.shape)
         cx = cupy.asarray(x)
-        rows["spmv_poisson2d_4096^2_f32"] = (lambda: plan(x), lambda: a @ x, lambda: ca @ cx)
+        rows["spmv_poisson2d_4096^2_f32"] = (lambda: plan(x), lambda: a @ x, lambda: ca @ cx, None)
     w = torch.rand(256, 131072, device="cuda")
     rows["sample_rows_256x131072"] = (lambda: scankit.sample_rows(w, seed=1),
-                                      lambda: torch.multinomial(w, 1), None)
+                                      lambda: torch.multinomial(w, 1), None, None)
     return rows
 
 
 def measure(name, fns, repeats, n=None):
-    """One row: scankit's time, torch's and CuPy's (when there is a CuPy version), and the ratios."""
-    ours, theirs, cupys = fns
+    """One row: scankit's time, torch's, CuPy's and cuda.compute's (where they have a version), and
+    the ratios."""
+    ours, theirs, cupys, cccls = fns
     row = {"workload": name, "n": n, "scankit_ms": gpu_ms(ours, repeats), "torch_ms": gpu_ms(theirs, repeats)}
     row["vs_torch"] = row["torch_ms"] / row["scankit_ms"]
     if cupys is not None:
         row["cupy_ms"] = gpu_ms(cupys, repeats)
         row["vs_cupy"] = row["cupy_ms"] / row["scankit_ms"]
+    if cccls is not None:
+        row["cuda_compute_ms"] = gpu_ms(cccls, repeats)
+        row["vs_cuda_compute"] = row["cuda_compute_ms"] / row["scankit_ms"]
     print(json.dumps(row), flush=True)
     return row
 
@@ -139,8 +194,12 @@ def main():
     print(json.dumps(row), flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-                       "scankit": scankit.__version__, "rows": results}, f, indent=1)
+            versions = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+                        "scankit": scankit.__version__}
+            if cccl is not None:
+                from importlib.metadata import version
+                versions["cuda_cccl"] = version("cuda-cccl")
+            json.dump({**versions, "rows": results}, f, indent=1)
 
 
 if __name__ == "__main__":
