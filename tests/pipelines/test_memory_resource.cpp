@@ -352,6 +352,34 @@ TEST(MemoryResource, DestructorsDoNotWaitForTheDevice) {
   EXPECT_EQ(counting.live_bytes.load(), 0);
 }
 
+// A thread that ran a breadth-first search (which keeps pinned host slots and events per thread)
+// ends while another stream is held: its exit must not wait for the device, and a later thread
+// takes over its pinned block.
+TEST(MemoryResource, AThreadExitDoesNotWaitForTheDevice) {
+  SCANKIT_REQUIRE_GPU();
+  const auto coo = small_graph();
+  device_buffer<std::int32_t> rows(coo.row), cols(coo.col), levels(static_cast<std::size_t>(coo.rows));
+  device_buffer<float> weights(coo.value);
+  const owned_stream held, own;
+  const sparse::device_csr<std::int32_t, float> a = sparse::coo_to_csr(
+      rows.data(), cols.data(), weights.data(), static_cast<std::int64_t>(coo.value.size()), coo.rows, coo.cols,
+      own.get());
+  const auto search_on_a_thread = [&] {
+    std::int64_t reached = 0;
+    std::thread([&] { reached = graph::breadth_first_search(a, 0, levels.data(), own.get()).reached; }).join();
+    return reached;
+  };
+  ASSERT_EQ(search_on_a_thread(), coo.rows);  // the first thread's exit puts its block on the free list
+  int hold_ms = 400;
+  SCANKIT_CUDA_CHECK(cudaLaunchHostFunc(held.get(), sleep_on_stream, &hold_ms));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(search_on_a_thread(), coo.rows);
+  const double thread_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(cudaStreamQuery(held.get()), cudaErrorNotReady) << "the held stream should still be held";
+  EXPECT_LT(thread_ms, 200.0) << "a thread's search or its exit waited for the device";
+  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(held.get()));
+}
+
 TEST(MemoryResource, WorkspaceReturnsMemoryOnItsLastStream) {
   SCANKIT_REQUIRE_GPU();
   counting_resource counting;

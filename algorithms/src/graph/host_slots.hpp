@@ -1,5 +1,6 @@
 // Host helpers of the graph module's sources: a few pinned host slots that device counters are
 // copied into, each with an event, so the host reads one while the GPU goes on with later work.
+// The slots are the thread's pinned region (scankit/detail/pinned_host_block.hpp).
 #pragma once
 
 #include <array>
@@ -8,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include "scankit/detail/pinned_host_block.hpp"
 #include "scankit/error.hpp"
 
 namespace scankit::graph {
@@ -16,9 +18,8 @@ class host_slots {
  public:
   static constexpr int count = 4;
 
-  // The calling thread's slots for the current device. Allocated once per thread and device and
-  // kept: a pinned allocation (or its release) would be a point where the device's streams
-  // synchronise, which a call that runs beside other streams must not add.
+  // The calling thread's slots for the current device: its pinned region, with events made once
+  // per thread and device (an event belongs to one device).
   static host_slots& of_this_thread() {
     constexpr int cached_devices = 64;
     thread_local std::array<host_slots, cached_devices> slots;
@@ -37,7 +38,6 @@ class host_slots {
     for (cudaEvent_t event : events_) {
       if (event != nullptr) (void)cudaEventDestroy(event);
     }
-    if (values_ != nullptr) (void)cudaFreeHost(values_);
   }
 
   // Slot `slot` receives the value at `device_value` (at most 8 bytes), stream-ordered on `stream`.
@@ -60,9 +60,9 @@ class host_slots {
  private:
   void prepare() {
     if (values_ != nullptr) return;
-    SCANKIT_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&values_), count * sizeof(std::int64_t),
-                                     cudaHostAllocDefault));
+    static_assert(count * sizeof(std::int64_t) <= detail::pinned_region_bytes, "the slots fit the region");
     for (cudaEvent_t& event : events_) SCANKIT_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    values_ = static_cast<std::int64_t*>(detail::pinned_host_region(detail::pinned_region::graph_slots));
   }
 
   std::int64_t* values_ = nullptr;

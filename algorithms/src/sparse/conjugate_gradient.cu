@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "scankit/detail/nvtx_range.hpp"
+#include "scankit/detail/pinned_host_block.hpp"
 #include "scankit/device/sparse/conjugate_gradient_kernels.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/error.hpp"
@@ -53,23 +54,13 @@ void check_arguments(const csr_view<Index, Value>& a, dense_vector<const Value> 
   if (!(options.tolerance >= 0.0)) fail("tolerance = " + std::to_string(options.tolerance) + " is negative or NaN");
 }
 
-// The host end of the scalars' copy: pinned, so that the copy is asynchronous and the next
-// iteration's work can be queued behind it before the host waits. One buffer per thread, made on
-// its first solve and kept, because cudaFreeHost waits for the whole device (every stream), which a
-// solve must not do. A progress callback may start another solve on the same thread: the outer
-// solve has read its copy before it calls back, and queues the next copy after.
+// The host end of the scalars' copy: the thread's pinned region (scankit/detail/pinned_host_block.hpp),
+// so that the copy is asynchronous and the next iteration's work can be queued behind it before the
+// host waits. A progress callback may start another solve on the same thread: the outer solve has
+// read its copy before it calls back, and queues the next copy after.
 cg_scalars* pinned_report() {
-  struct holder {
-    cg_scalars* report = nullptr;
-    ~holder() {
-      if (report != nullptr) (void)cudaFreeHost(report);
-    }
-  };
-  thread_local holder buffer;
-  if (buffer.report == nullptr) {
-    SCANKIT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&buffer.report), sizeof(cg_scalars)));
-  }
-  return buffer.report;
+  static_assert(sizeof(cg_scalars) <= detail::pinned_region_bytes, "the scalars fit the region");
+  return static_cast<cg_scalars*>(detail::pinned_host_region(detail::pinned_region::solver_report));
 }
 
 class event {
