@@ -219,11 +219,21 @@ def _cupy_deallocate(address, size, stream):
 _SLOTS = {"torch": (1, _torch_allocate, _torch_deallocate), "cupy": (2, _cupy_allocate, _cupy_deallocate)}
 
 
-def _adopt(stream: int, kind: str):
+def allocator_slot(kind: str) -> int:
+    """The allocator slot of a framework (registering its allocator on first use): 1 for torch, 2
+    for CuPy, 0 (scankit's pool) for other arrays. Workspaces, plans, tables and built matrices
+    take their device memory from it."""
     from . import _scankit
     slot = _SLOTS.get(kind)
-    if slot is not None and kind not in _registered:
+    if slot is None:
+        return 0
+    if kind not in _registered:
         _scankit.set_framework_allocator(*slot)
         _registered.add(kind)
-    _scankit.adopt_stream(stream, slot[0] if slot is not None else 0)
+    return slot[0]
+
+
+def _adopt(stream: int, kind: str):
+    from . import _scankit
+    _scankit.adopt_stream(stream, allocator_slot(kind))
     _adopted.add(stream)

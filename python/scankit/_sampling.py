@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import _scankit
-from ._arrays import address_of, describe, empty, stream_of
+from ._arrays import address_of, allocator_slot, describe, empty, stream_of
 
 __all__ = ["SamplingTable", "AliasTable", "sample_rows", "sample_rows_top", "sample_without_replacement",
            "sample_tokens", "advance_sampling_offsets"]
@@ -25,7 +25,7 @@ class _Table:
     def __init__(self, weights, *, stream=None):
         d = _weights(weights, self._name, 1)
         self._like = d
-        self._table = self._kind()
+        self._table = self._kind(allocator_slot(d.kind))  # its memory from the weights' framework
         self._table.build(d.dtype, d.address, d.size, stream_of(d, stream))
 
     @property
@@ -50,8 +50,9 @@ class _Table:
 
 class SamplingTable(_Table):
     """The inverse-CDF table of one distribution (1-D float32 or float64 weights), built on the
-    GPU in one pass. Its memory goes back on its build's stream when the object is collected:
-    keep that stream alive until then (torch's streams always are)."""
+    GPU in one pass. Its memory comes from the weights' framework (PyTorch's caching allocator,
+    CuPy's pool) and goes back on its build's stream when the object is collected: keep that
+    stream alive until then (torch's streams always are)."""
 
     _kind = _scankit.SamplingTable
     _name = "scankit.SamplingTable"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from . import _scankit
-from ._arrays import address_of, describe, empty, stream_of
+from ._arrays import address_of, allocator_slot, describe, empty, stream_of
 
 __all__ = ["CsrMatrix", "as_csr", "coo_to_csr", "read_matrix_market", "SpmvPlan", "spmv"]
 
@@ -73,7 +73,7 @@ def coo_to_csr(rows, cols, values, shape, *, stream=None) -> CsrMatrix:
         raise TypeError(f"rows ({r.dtype}) and cols ({c.dtype}) must have one dtype")
     s = stream_of(r, stream)
     built = _scankit.coo_to_csr(r.dtype, v.dtype, r.address, c.address, v.address, r.size, int(shape[0]),
-                                int(shape[1]), s)
+                                int(shape[1]), s, allocator_slot(r.kind))
     offsets = empty(r, (int(shape[0]) + 1,), r.dtype)
     columns = empty(r, (built.nonzeros,), r.dtype)
     data = empty(r, (built.nonzeros,), v.dtype)
@@ -112,7 +112,8 @@ class SpmvPlan:
         s = stream_of(m._offsets, stream)
         values = m._values.address if m._values is not None else 0
         self._plan = _scankit.SpmvPlan(m._offsets.dtype, m.value_dtype, m.shape[0], m.shape[1], m.nonzeros,
-                                       m._offsets.address, m._columns.address, values, self.transpose, s)
+                                       m._offsets.address, m._columns.address, values, self.transpose, s,
+                                       allocator_slot(m._offsets.kind))
 
     @property
     def kernel(self) -> str:

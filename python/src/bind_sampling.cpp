@@ -27,6 +27,7 @@ void with_weights(const std::string& dtype, std::uintptr_t weights, const char* 
 // A table; its memory goes back on the stream of its last build when the Python object dies.
 template <class Table>
 struct table_holder {
+  explicit table_holder(int allocator_slot) : table(resource_for_slot(allocator_slot)) {}
   Table table;
   void check(std::uintptr_t stream) const { table.check_host(as_stream(stream)); }
   void draw(std::uintptr_t out, std::int64_t count, std::uint64_t seed, std::uint64_t offset,
@@ -130,7 +131,7 @@ void bind_sampling(nb::module_& m) {
 
   using inverse_cdf = table_holder<sampling_table>;
   nb::class_<inverse_cdf>(m, "SamplingTable")
-      .def(nb::init<>())
+      .def(nb::init<int>())
       .def("build",
            [](inverse_cdf& t, const std::string& dtype, std::uintptr_t weights, std::int64_t n,
               std::uintptr_t stream) {
@@ -144,7 +145,7 @@ void bind_sampling(nb::module_& m) {
 
   using alias = table_holder<alias_table>;
   nb::class_<alias>(m, "AliasTable")
-      .def(nb::init<>())
+      .def(nb::init<int>())
       .def("build",
            [](alias& t, const std::string& dtype, std::uintptr_t weights, std::int64_t n, std::uintptr_t stream) {
              with_weights(dtype, weights, "scankit.AliasTable", [&](auto w) {

@@ -63,14 +63,15 @@ class plan_holder {
  public:
   plan_holder(const std::string& index_dtype, const std::string& value_dtype, std::int64_t rows, std::int64_t cols,
               std::int64_t nonzeros, std::uintptr_t offsets, std::uintptr_t columns, std::uintptr_t values,
-              bool transpose, std::uintptr_t stream) {
+              bool transpose, std::uintptr_t stream, int allocator_slot) {
     dispatch_csr(index_dtype, value_dtype, "scankit.SpmvPlan", [&](auto i, auto v) {
       using I = typename decltype(i)::type;
       using V = typename decltype(v)::type;
       sparse::spmv_options options;
       options.operation = transpose ? sparse::spmv_operation::transpose : sparse::spmv_operation::non_transpose;
       plan_ = std::make_unique<spmv_plan<I, V>>(view_of<I, V>(rows, cols, nonzeros, offsets, columns, values), options,
-                                                as_stream(stream), workspace_for(stream));
+                                                as_stream(stream), workspace_for(stream),
+                                                resource_for_slot(allocator_slot));
     });
   }
 
@@ -173,7 +174,7 @@ void bind_sparse(nb::module_& m) {
 
   nb::class_<plan_holder>(m, "SpmvPlan")
       .def(nb::init<const std::string&, const std::string&, std::int64_t, std::int64_t, std::int64_t, std::uintptr_t,
-                    std::uintptr_t, std::uintptr_t, bool, std::uintptr_t>())
+                    std::uintptr_t, std::uintptr_t, bool, std::uintptr_t, int>())
       .def("multiply", &plan_holder::multiply)
       .def("update_values", &plan_holder::update_values)
       .def_prop_ro("kernel", &plan_holder::kernel)
@@ -185,13 +186,14 @@ void bind_sparse(nb::module_& m) {
 
   m.def("coo_to_csr", [](const std::string& index_dtype, const std::string& value_dtype, std::uintptr_t rows,
                          std::uintptr_t cols, std::uintptr_t values, std::int64_t nonzeros, std::int64_t n_rows,
-                         std::int64_t n_cols, std::uintptr_t stream) {
+                         std::int64_t n_cols, std::uintptr_t stream, int allocator_slot) {
     return dispatch_csr(index_dtype, value_dtype, "scankit.coo_to_csr", [&](auto i, auto v) {
       using I = typename decltype(i)::type;
       using V = typename decltype(v)::type;
       return built_csr(sparse::coo_to_csr(as_pointer<const I>(rows), as_pointer<const I>(cols),
                                           as_pointer<const V>(values), nonzeros, static_cast<I>(n_rows),
-                                          static_cast<I>(n_cols), as_stream(stream), workspace_for(stream)));
+                                          static_cast<I>(n_cols), as_stream(stream), workspace_for(stream),
+                                          resource_for_slot(allocator_slot)));
     });
   });
 }

@@ -60,6 +60,11 @@ std::unordered_map<std::uintptr_t, workspace>& by_stream() {
 
 workspace* workspace_for(std::uintptr_t stream) { return &by_stream()[stream]; }
 
+device_memory_resource* resource_for_slot(int slot) {
+  if (slot < 1 || slot > 2) return nullptr;
+  return allocators()[static_cast<std::size_t>(slot)].resource.get();
+}
+
 void bind_workspaces(nb::module_& m) {
   m.def(
       "set_framework_allocator",

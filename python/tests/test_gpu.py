@@ -330,6 +330,30 @@ def test_workspace_memory_comes_from_torchs_allocator():
     assert sums[-1].item() == x.numel() and torch.equal(keys, x)
 
 
+def test_tables_and_plans_take_torch_memory():
+    """A table's and a transposed plan's device memory come from torch's caching allocator, and go
+    back to it when the objects are collected."""
+    w = torch.rand(1 << 20, device="cuda", dtype=torch.float64)
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    table = scankit.SamplingTable(w)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_allocated() - before >= 8 * w.numel()  # the CDF alone is 8 bytes a bin
+    a = scankit.coo_to_csr(torch.arange(1000, device="cuda", dtype=torch.int32),
+                           torch.arange(1000, device="cuda", dtype=torch.int32).flip(0),
+                           torch.ones(1000, device="cuda"), (1000, 1000))
+    torch.cuda.synchronize()
+    with_table = torch.cuda.memory_allocated()
+    plan = scankit.SpmvPlan(a, transpose=True)  # keeps A^T: 1001 offsets, 1000 columns and values
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_allocated() - with_table >= 12 * 1000
+    y = plan(torch.arange(1000, device="cuda", dtype=torch.float32))
+    assert y.tolist() == list(range(999, -1, -1))
+    del table, plan
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_allocated() < with_table
+
+
 def test_read_matrix_market(tmp_path):
     path = tmp_path / "a.mtx"
     path.write_text("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2.0\n3 1 -1.5\n2 2 4\n")
