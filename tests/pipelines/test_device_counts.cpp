@@ -1,6 +1,6 @@
 // Lengths held in device memory (scankit::device_n) for the scan, compaction, sort, reduce,
-// reduce-by-key, segmented scan, segmented reduction, CSR construction, top-k and sampling entry
-// points of the precompiled API. Each call is sized for a host bound and
+// reduce-by-key, segmented scan, segmented reduction, CSR construction, top-k and sampling (table
+// draws, one draw per row) entry points of the precompiled API. Each call is sized for a host bound and
 // given a count in device memory: 0, 1, small ones, counts at and around tile edges, the bound,
 // and counts outside [0, bound] (clamped). The results are checked against host references over
 // the first `count` items, and every output item past the count must keep its poison: a kernel
@@ -652,6 +652,36 @@ TEST(DeviceCounts, TableDraws) {
   sample(aliases, got.data(), device_n{cell.set(1000), bound}, 77, 5);  // the public alias form
   SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
   expect_poisoned_from(got.download(), 1000, "alias draws");
+}
+
+// One draw per row of the first `count` rows: the same columns as a host-count call's, rows past
+// the count untouched; also rows without columns.
+TEST(DeviceCounts, SampleRows) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> weight(0.0, 1.0);
+  const std::int64_t bound = 37;
+  for (std::int64_t cols : {std::int64_t{5000}, std::int64_t{0}}) {
+    SCOPED_TRACE("cols " + std::to_string(cols));
+    std::vector<double> weights(static_cast<std::size_t>(bound * std::max<std::int64_t>(cols, 1)));
+    for (auto& w : weights) w = weight(rng);
+    device_buffer<double> d_weights(weights);
+    device_buffer<std::int32_t> want(static_cast<std::size_t>(bound)), got(static_cast<std::size_t>(bound));
+    device_count_cell cell;
+    for (std::int64_t count : {std::int64_t{0}, std::int64_t{1}, std::int64_t{20}, bound, bound + 3, std::int64_t{-1}}) {
+      SCOPED_TRACE("count " + std::to_string(count));
+      const std::int64_t c = processed(count, bound);
+      want.poison();
+      got.poison();
+      sample_rows(d_weights.data(), c, cols, want.data(), 99, 3);
+      sample_rows(d_weights.data(), device_n{cell.set(count), bound}, cols, got.data(), 99, 3);
+      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<std::int32_t> expected = want.download(), drawn = got.download();
+      EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + c, drawn.begin()));
+      expect_poisoned_from(drawn, c, "sample_rows");
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

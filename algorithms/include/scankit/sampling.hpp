@@ -226,6 +226,13 @@ void sample_rows(const float* weights, std::int64_t rows, std::int64_t cols, std
                  std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
 void sample_rows(const double* weights, std::int64_t rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,
                  std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+// The same with the rows' count in device memory (scankit::device_n, device_n.hpp): weights and
+// out hold the bound's rows; rows past the count are neither read nor written, and row r draws
+// the same bits as with a host count.
+void sample_rows(const float* weights, device_n rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,
+                 std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+void sample_rows(const double* weights, device_n rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,
+                 std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
 
 // Segment s is weights[offsets[s] .. offsets[s + 1]) (num_segments + 1 non-decreasing offsets from
 // 0 to n, device memory); its draws go to out[draw_offsets[s] .. draw_offsets[s + 1]) (num_segments

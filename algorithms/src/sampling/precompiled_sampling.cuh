@@ -16,6 +16,12 @@
     const ::scankit::detail::nvtx_range nvtx("scankit::sample_rows");                                                \
     device_detail::sampling::draw_rows(weights, rows, cols, out, seed, offset, stream, ws);                          \
   }                                                                                                                  \
+  void sample_rows(const T* weights, device_n rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,        \
+                   std::uint64_t offset, cudaStream_t stream, workspace* ws) {                                       \
+    const ::scankit::detail::nvtx_range nvtx("scankit::sample_rows");                                                \
+    ::scankit::detail::check_device_n("scankit::sample_rows", rows);                                                 \
+    device_detail::sampling::draw_rows(weights, rows.bound, cols, out, seed, offset, stream, ws, rows.count);        \
+  }                                                                                                                  \
   void sample_segments(const T* weights, std::int64_t n, const std::int64_t* offsets, std::int64_t num_segments,     \
                        const std::int64_t* draw_offsets, std::int64_t total_draws, std::int32_t* out,                \
                        std::uint64_t seed, std::uint64_t offset, cudaStream_t stream, workspace* ws) {               \

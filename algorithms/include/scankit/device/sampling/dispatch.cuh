@@ -140,22 +140,24 @@ inline std::size_t rows_scratch_bytes(std::int64_t tiles) { return rows_summary_
 
 // One draw per row from weights given by `src` (rows >= 1, cols >= 1), scratch of rows_scratch_bytes.
 template <class Source>
+// rows_device: the rows' count in device memory (rows is then its bound), or null.
 void draw_rows_from(const Source& src, std::int64_t rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,
-                    std::uint64_t offset, cudaStream_t stream, char* scratch) {
+                    std::uint64_t offset, cudaStream_t stream, char* scratch,
+                    const std::int64_t* rows_device = nullptr) {
   const std::int64_t tiles_per_row = (cols + tile_items - 1) / tile_items;
   const std::int64_t tiles = rows * tiles_per_row;
   auto* summaries = reinterpret_cast<tile_summary*>(scratch);
   auto* prefix = reinterpret_cast<double*>(scratch + rows_summary_bytes(tiles));
   double* end_value = prefix + tiles;
   launch_kernel("sampling row tile summaries", tile_summary_kernel<Source>, dim3(unsigned(tiles)), dim3(tile_threads),
-                stream, src, cols, tiles_per_row, summaries);
+                stream, src, cols, tiles_per_row, summaries, rows, rows_device);
   launch_kernel("sampling row draws", row_draw_kernel<Source>, dim3(unsigned(rows)), dim3(tile_threads), stream, src,
-                cols, tiles_per_row, summaries, prefix, end_value, out, seed, offset);
+                cols, tiles_per_row, summaries, prefix, end_value, out, seed, offset, rows, rows_device);
 }
 
 template <class T>
 void draw_rows(const T* w, std::int64_t rows, std::int64_t cols, std::int32_t* out, std::uint64_t seed,
-               std::uint64_t offset, cudaStream_t stream, workspace* ws) {
+               std::uint64_t offset, cudaStream_t stream, workspace* ws, const std::int64_t* rows_device = nullptr) {
   const char* fn = "scankit::sample_rows";
   if (rows < 0) throw error(std::string(fn) + ": rows is negative (" + std::to_string(rows) + ")");
   if (rows > max_bins) throw error(std::string(fn) + ": rows exceeds 2^31 - 1");
@@ -163,13 +165,19 @@ void draw_rows(const T* w, std::int64_t rows, std::int64_t cols, std::int32_t* o
   if (cols < 0) throw error(std::string(fn) + ": cols is negative (" + std::to_string(cols) + ")");
   if (rows > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with rows > 0");
   if (rows == 0) return;
-  if (cols == 0) {
-    SCANKIT_CUDA_CHECK(cudaMemsetAsync(out, 0xff, sizeof(std::int32_t) * rows, stream));  // -1: an empty row
+  if (cols == 0) {  // -1: an empty row
+    if (rows_device == nullptr) {
+      SCANKIT_CUDA_CHECK(cudaMemsetAsync(out, 0xff, sizeof(std::int32_t) * rows, stream));
+    } else {
+      launch_kernel("sampling empty rows", empty_rows_kernel<std::int32_t>, dim3(grid_for(rows, draw_threads)), dim3(draw_threads),
+                    stream, out, rows, rows_device);
+    }
     return;
   }
   const std::int64_t tiles = rows_tiles(fn, rows, cols);
   scankit::detail::workspace_lease lease(ws, 0, rows_scratch_bytes(tiles), stream);
-  draw_rows_from(array_source<T>{w}, rows, cols, out, seed, offset, stream, static_cast<char*>(lease.view().scratch));
+  draw_rows_from(array_source<T>{w}, rows, cols, out, seed, offset, stream, static_cast<char*>(lease.view().scratch),
+                 rows_device);
 }
 
 template <class T>

@@ -12,19 +12,24 @@
 #include "scankit/detail/philox.hpp"
 #include "scankit/device/sampling/tile_summary.cuh"
 #include "scankit/device/sampling/draw.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail::sampling {
 
+// rows_device: the rows' count in device memory (rows_bound its bound), or null.
 template <class Source>
 __global__ void __launch_bounds__(tile_threads) row_draw_kernel(Source w, std::int64_t cols,
                                                                  std::int64_t tiles_per_row,
                                                                  const tile_summary* summaries, double* prefix,
                                                                  double* end_value, std::int32_t* out,
-                                                                 std::uint64_t seed, std::uint64_t offset) {
+                                                                 std::uint64_t seed, std::uint64_t offset,
+                                                                 std::int64_t rows_bound,
+                                                                 const std::int64_t* rows_device) {
   using scan = block_double_scan<tile_threads>;
   __shared__ typename scan::storage s;
   __shared__ unsigned long long found;
   const std::int64_t row = blockIdx.x;
+  if (rows_device != nullptr && row >= items_to_process(rows_bound, rows_device)) return;  // before any barrier
   const std::int64_t t0 = row * tiles_per_row;
   const distribution_totals t =
       scan_tile_summaries<tile_threads>(summaries + t0, tiles_per_row, prefix + t0, end_value + t0, s);
@@ -70,6 +75,16 @@ __global__ void __launch_bounds__(tile_threads) row_draw_kernel(Source w, std::i
     if (found != ~0ull) break;  // uniform: every thread reads the same value after the barrier
   }
   if (threadIdx.x == 0) out[row] = static_cast<std::int32_t>(tile * tile_items + static_cast<std::int64_t>(found));
+}
+
+// Rows without columns: -1 for each of the first count rows (rows_device as above).
+template <class Index>
+__global__ void empty_rows_kernel(Index* out, std::int64_t rows_bound, const std::int64_t* rows_device) {
+  const std::int64_t rows = items_to_process(rows_bound, rows_device);
+  for (std::int64_t r = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
+       r += std::int64_t(gridDim.x) * blockDim.x) {
+    out[r] = -1;
+  }
 }
 
 }  // namespace scankit::device_detail::sampling

@@ -7,19 +7,24 @@
 
 #include "scankit/device/sampling/tile_cdf.cuh"
 #include "scankit/device/sampling/tile_prefixes.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail::sampling {
 
 // Pass 1 over `segments` equal rows of `cols` weights (one distribution: one row of n): block x
 // summarises tile x % tiles_per_row of row x / tiles_per_row.
+// rows_device: the rows' count in device memory (rows_bound its bound), or null; the blocks of
+// rows past it leave before any barrier.
 template <class Source>
 __global__ void __launch_bounds__(tile_threads) tile_summary_kernel(Source w, std::int64_t cols,
                                                                      std::int64_t tiles_per_row,
-                                                                     tile_summary* summaries) {
+                                                                     tile_summary* summaries, std::int64_t rows_bound,
+                                                                     const std::int64_t* rows_device) {
   using scan = block_double_scan<tile_threads>;
   __shared__ typename scan::storage s;
   const std::int64_t id = blockIdx.x;
   const std::int64_t row = id / tiles_per_row, tile = id - row * tiles_per_row;
+  if (rows_device != nullptr && row >= items_to_process(rows_bound, rows_device)) return;
   const std::int64_t row_begin = row * cols;
   const std::int64_t begin = row_begin + tile * tile_items;
   const std::int64_t end = min(begin + tile_items, row_begin + cols);
