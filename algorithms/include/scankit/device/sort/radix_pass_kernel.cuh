@@ -107,13 +107,30 @@ constexpr bool radix_pads_exchange() {
   return std::is_same_v<Value, radix_no_values>;
 }
 
-// Dynamic shared memory of a pass: the tile's keys (then values) in sorted order.
+// The exchange's bytes: the tile's keys (then values) in sorted order.
 template <class Policy, class Key, class Value>
-constexpr std::size_t radix_exchange_bytes() {
+constexpr std::size_t radix_exchange_only_bytes() {
   constexpr std::size_t value_bytes = std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value);
   constexpr std::size_t item_bytes = sizeof(Key) > value_bytes ? sizeof(Key) : value_bytes;
   constexpr int padding = radix_pads_exchange<Key, Value>() ? Policy::tile_items / 32 : 0;
   return static_cast<std::size_t>(Policy::tile_items + padding) * item_bytes;
+}
+
+// Where the rank's mask words start (Policy::rank_by_atomic_or): after the exchange, 16-byte aligned.
+template <class Policy, class Key, class Value>
+constexpr std::size_t radix_masks_offset() {
+  return (radix_exchange_only_bytes<Policy, Key, Value>() + 15) / 16 * 16;
+}
+
+// Dynamic shared memory of a pass: the exchange, then (Policy::rank_by_atomic_or) one mask word per
+// warp and digit for the rank (radix_rank.cuh), zeroed once per block and left zero by the rank.
+template <class Policy, class Key, class Value>
+constexpr std::size_t radix_exchange_bytes() {
+  if constexpr (Policy::rank_by_atomic_or) {
+    return radix_masks_offset<Policy, Key, Value>() + sizeof(unsigned) * Policy::warps * Policy::radix;
+  } else {
+    return radix_exchange_only_bytes<Policy, Key, Value>();
+  }
 }
 
 // Value of item `index` of the launch (argsort's generated indices when values_in is null).
@@ -238,7 +255,13 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   }
   __syncthreads();
   packed_fields<I, 16> positions;
-  warp_rank_digits<I, Policy::radix_bits, Full, radix_pads_exchange<Key, Value>()>(digits, positions, s.warp_counts[warp], in_tile);
+  unsigned* warp_masks = nullptr;
+  if constexpr (Policy::rank_by_atomic_or) {
+    warp_masks = reinterpret_cast<unsigned*>(exchange_bytes + radix_masks_offset<Policy, Key, Value>()) +
+                 warp * Policy::radix;
+  }
+  warp_rank_digits<I, Policy::radix_bits, Full, radix_pads_exchange<Key, Value>(), decltype(in_tile),
+                   Policy::rank_by_atomic_or>(digits, positions, s.warp_counts[warp], in_tile, I, warp_masks);
   Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
 #pragma unroll
   for (int j = 0; j < I; ++j) {
@@ -318,6 +341,9 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   }
   for (int i = threadIdx.x; i < Policy::warps * Policy::radix; i += Policy::block_threads) {
     (&s.warp_counts[0][0])[i] = 0;
+    if constexpr (Policy::rank_by_atomic_or) {
+      reinterpret_cast<unsigned*>(exchange_bytes + radix_masks_offset<Policy, Key, Value>())[i] = 0;
+    }
   }
   __syncthreads();
   const tile_ticket ticket = s.ticket;

@@ -9,6 +9,11 @@
 // running positions live in shared memory, one row of Radix counters per warp (starting where the
 // caller wants the warp's keys of each digit to go); a __syncwarp between rows orders one
 // leader's update before the next row's leader (maybe another lane) reads it.
+//
+// Two ways to find a row's lanes of one digit: match_digit (one ballot per digit bit, as CUB's
+// onesweep does), or match_digit_by_atomic_or (one shared atomic and one load per key, through a
+// per-warp array of one mask word per digit): fewer instructions per row, but lanes of one digit
+// contend for one word, so tiles of few distinct digits pay more.
 #pragma once
 
 #include "scankit/device/sort/packed_fields.cuh"
@@ -51,16 +56,29 @@ __device__ __forceinline__ unsigned match_digit(unsigned word, int offset, bool 
   return peers;
 }
 
+// The lanes whose digit equals this lane's, through `masks` (the warp's array of one word per
+// digit, all zero on entry; this lane's digit's word is zero again once the caller's next
+// __syncwarp has passed, see below). Invalid lanes get no peers. Each valid lane ors its bit into
+// its digit's word; the __syncwarp orders those atomics before every lane's load of its word.
+__device__ __forceinline__ unsigned match_digit_by_atomic_or(unsigned* masks, unsigned digit, bool valid) {
+  if (valid) atomicOr(&masks[digit], 1u << lane_id());
+  __syncwarp();
+  return valid ? masks[digit] : 0u;
+}
+
 // digits.get(j): the digit of item j, for the items with valid(j) (those inside the tile).
 // On return positions.get(j) is the item's position (or its exchange slot, PadSlots):
 // warp_counts[d] as it was, plus the item's rank among the warp's items of digit d; warp_counts[d]
 // has grown by the warp's number of such items.
 // Rows at or beyond `rows` (a warp-uniform count) are not ranked. PadSlots: positions are given
-// as exchange slots (radix_exchange_slot); without it, as plain positions.
-template <int ItemsPerThread, int RadixBits, bool Full, bool PadSlots, class Valid>
+// as exchange slots (radix_exchange_slot); without it, as plain positions. MatchByAtomicOr: the
+// lanes of a digit come from match_digit_by_atomic_or on warp_masks (the warp's zeroed mask words,
+// zero again on return), else from the ballots of match_digit.
+template <int ItemsPerThread, int RadixBits, bool Full, bool PadSlots, class Valid, bool MatchByAtomicOr = false>
 __device__ __forceinline__ void warp_rank_digits(const packed_fields<ItemsPerThread, 8>& digits,
                                                  packed_fields<ItemsPerThread, 16>& positions, unsigned* warp_counts,
-                                                 Valid valid_item, int rows = ItemsPerThread) {
+                                                 Valid valid_item, int rows = ItemsPerThread,
+                                                 unsigned* warp_masks = nullptr) {
   const int lane = lane_id();
   const unsigned below = lanes_below_mask();
 #pragma unroll
@@ -68,7 +86,12 @@ __device__ __forceinline__ void warp_rank_digits(const packed_fields<ItemsPerThr
     if (j >= rows) break;
     const unsigned digit = digits.get(j);
     const bool valid = Full || valid_item(j);
-    const unsigned peers = match_digit<RadixBits, Full>(digits.words[j / 4], (j % 4) * 8, valid);
+    unsigned peers;
+    if constexpr (MatchByAtomicOr) {
+      peers = match_digit_by_atomic_or(warp_masks, digit, valid);
+    } else {
+      peers = match_digit<RadixBits, Full>(digits.words[j / 4], (j % 4) * 8, valid);
+    }
     const int leader = 31 - __clz(peers);
     unsigned count = 0;
     if (valid && lane == leader) {
@@ -76,6 +99,12 @@ __device__ __forceinline__ void warp_rank_digits(const packed_fields<ItemsPerThr
       warp_counts[digit] = count + __popc(peers);
     }
     count = __shfl_sync(full_warp_mask, count, leader & 31);
+    // Every lane loaded its mask word before the shuffle (the leader's index depends on it), so
+    // the leader may clear the word now; the __syncwarp below orders the clear before the next
+    // row's atomics.
+    if constexpr (MatchByAtomicOr) {
+      if (valid && lane == leader) warp_masks[digit] = 0u;
+    }
     const int position = static_cast<int>(count + __popc(peers & below));
     positions.set(j, PadSlots ? radix_exchange_slot(position) : position);
     __syncwarp();

@@ -12,7 +12,7 @@ namespace scankit::device_detail {
 // BlockThreads threads each rank ItemsPerThread keys of a tile, RadixBits bits per digit pass.
 template <int BlockThreads, int ItemsPerThread, int RadixBits = 8, int MinBlocksPerSm = 0, unsigned BackoffFirstNs = 32,
           unsigned BackoffMaxNs = 1024, int LookBackWindow = 4, bool SmallSortsInOneBlock = true,
-          int PrefetchTilesAhead = 0>
+          int PrefetchTilesAhead = 0, bool RankByAtomicOr = false>
 struct radix_pass_policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "the block must be whole warps, at most 1024 threads");
   static_assert(RadixBits >= 5 && RadixBits <= 8, "digits of 5 to 8 bits (the digit scans take whole warps)");
@@ -34,6 +34,9 @@ struct radix_pass_policy {
   // > 0: the block that draws tile t asks L2 for the keys (and values) of tile t + this many, so
   // that block's loads hit L2 (l2_prefetch.cuh).
   static constexpr int prefetch_tiles_ahead = PrefetchTilesAhead;
+  // How the rank finds a row's lanes of one digit (radix_rank.cuh): false, one ballot per digit bit;
+  // true, each lane ors its bit into its digit's word of a per-warp mask array in shared memory.
+  static constexpr bool rank_by_atomic_or = RankByAtomicOr;
 };
 
 // Small sorts in one block (radix_block_sort.cuh): BlockThreads threads hold ItemsPerThread keys
@@ -59,7 +62,8 @@ struct radix_sort_tuning {
   static constexpr int min_blocks_per_sm = entry::min_blocks_per_sm;
   static constexpr int prefetch_tiles_ahead = entry::prefetch_tiles_ahead;
   using pass = radix_pass_policy<entry::block_threads, items_per_thread, entry::radix_bits, min_blocks_per_sm, 32, 1024,
-                                 entry::look_back_window, entry::small_sorts_in_one_block, prefetch_tiles_ahead>;
+                                 entry::look_back_window, entry::small_sorts_in_one_block, prefetch_tiles_ahead,
+                                 entry::rank_by_atomic_or>;
   // Sorts of at most block::tile_items keys run in one block (radix_block_sort.cuh).
   using block = radix_block_sort_policy<tuning::sort_tuning_table::block_sort<item_bytes>::block_threads,
                                         tuning::sort_tuning_table::block_sort<item_bytes>::items_per_thread>;

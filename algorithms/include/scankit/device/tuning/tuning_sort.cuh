@@ -31,6 +31,7 @@ struct sort_entry<gpu_arch::sm90> {
     static constexpr int look_back_window = 4;
     static constexpr bool small_sorts_in_one_block = true;
     static constexpr int prefetch_tiles_ahead = ValueBytes == 0 ? 32 : 0;
+    static constexpr bool rank_by_atomic_or = false;  // the ballot match (tune_sort compares the two)
   };
 
   // Sorts that fit one block's tile run there: 1024 threads, 16 keys per thread up to 4 bytes per
