@@ -11,7 +11,7 @@ constexpr std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1
 }  // namespace
 
 workspace::workspace(void* device_memory, std::size_t bytes)
-    : resource_(default_resource()), memory_(device_memory), capacity_(bytes), owned_(false) {
+    : resource_(default_resource()), wrapped_(device_memory), capacity_(bytes), owned_(false) {
   if (device_memory == nullptr && bytes != 0) {
     throw error("scankit::workspace: device_memory is null but bytes = " + std::to_string(bytes));
   }
@@ -23,12 +23,12 @@ workspace& workspace::operator=(workspace&& other) noexcept {
   if (this != &other) {
     release();
     resource_ = other.resource_;
-    memory_ = std::exchange(other.memory_, nullptr);
+    owned_memory_ = std::move(other.owned_memory_);
+    wrapped_ = std::exchange(other.wrapped_, nullptr);
     capacity_ = std::exchange(other.capacity_, 0);
     state_slot_capacity_ = std::exchange(other.state_slot_capacity_, 0);
     owned_ = std::exchange(other.owned_, true);
     zeroed_ = std::exchange(other.zeroed_, false);
-    last_stream_ = std::exchange(other.last_stream_, nullptr);
   }
   return *this;
 }
@@ -38,11 +38,8 @@ std::size_t workspace::bytes_needed(std::size_t state_slots, std::size_t scratch
 }
 
 void workspace::release() noexcept {
-  if (memory_ != nullptr && owned_) {
-    resource_->deallocate(memory_, capacity_, last_stream_);
-  }
   if (owned_) {
-    memory_ = nullptr;
+    owned_memory_.reset();  // stream-ordered on the last call's stream
     capacity_ = 0;
     state_slot_capacity_ = 0;
   }
@@ -50,7 +47,7 @@ void workspace::release() noexcept {
 }
 
 bool workspace::ready_for(std::size_t state_slots, std::size_t scratch_bytes) const noexcept {
-  return memory_ != nullptr && zeroed_ && state_slots <= state_slot_capacity_ &&
+  return memory() != nullptr && zeroed_ && state_slots <= state_slot_capacity_ &&
          bytes_needed(state_slot_capacity_, scratch_bytes) <= capacity_;
 }
 
@@ -66,12 +63,10 @@ workspace_view workspace::prepare(std::size_t state_slots, std::size_t scratch_b
       throw error("scankit::workspace: the caller's workspace holds " + std::to_string(capacity_) +
                   " bytes, this call needs " + std::to_string(needed));
     }
-    // Headroom, so that a run of slightly larger calls does not reallocate every time.
-    std::size_t grown = needed + needed / 8;
-    void* fresh = resource_->allocate(grown, stream);
-    if (fresh == nullptr) throw cuda_error(cudaErrorMemoryAllocation, "scankit::workspace: allocate(" + std::to_string(grown) + " bytes)");
-    if (memory_ != nullptr) resource_->deallocate(memory_, capacity_, last_stream_);
-    memory_ = fresh;
+    // Headroom, so that a run of slightly larger calls does not reallocate every time. The new
+    // memory is taken before the old goes back (on the last call's stream).
+    const std::size_t grown = needed + needed / 8;
+    owned_memory_ = device_buffer(grown, stream, resource_);
     capacity_ = grown;
     zeroed_ = false;
   }
@@ -79,15 +74,15 @@ workspace_view workspace::prepare(std::size_t state_slots, std::size_t scratch_b
     state_slot_capacity_ = slots;
     zeroed_ = false;
   }
-  last_stream_ = stream;
+  if (owned_) owned_memory_.set_stream(stream);  // returned behind this call's work
 
   const std::size_t state_bytes = round_up(slots * sizeof(std::uint64_t), 256);
   if (!zeroed_) {
-    SCANKIT_CUDA_CHECK(cudaMemsetAsync(memory_, 0, header_bytes + state_bytes, stream));
+    SCANKIT_CUDA_CHECK(cudaMemsetAsync(memory(), 0, header_bytes + state_bytes, stream));
     zeroed_ = true;
   }
 
-  auto* base = static_cast<unsigned char*>(memory_);
+  auto* base = static_cast<unsigned char*>(memory());
   workspace_view view;
   view.header = base;
   view.state_slots = reinterpret_cast<std::uint64_t*>(base + header_bytes);

@@ -31,6 +31,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_buffer.hpp"
 #include "scankit/memory_resource.hpp"
 
 namespace scankit {
@@ -87,13 +88,15 @@ class workspace {
   void release() noexcept;
 
  private:
+  void* memory() const noexcept { return owned_ ? owned_memory_.data() : wrapped_; }
+
   device_memory_resource* resource_ = nullptr;
-  void* memory_ = nullptr;
+  device_buffer owned_memory_;  // returned on the stream of the last call (set_stream)
+  void* wrapped_ = nullptr;     // the caller's memory (owned_ false)
   std::size_t capacity_ = 0;
   std::size_t state_slot_capacity_ = 0;
   bool owned_ = true;
   bool zeroed_ = false;
-  cudaStream_t last_stream_ = nullptr;
 };
 
 namespace detail {
