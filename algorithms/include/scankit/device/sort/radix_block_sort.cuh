@@ -37,11 +37,28 @@ struct radix_block_sort_args {
   const std::int64_t* n_device = nullptr;  // the count in device memory (device_count.cuh), n its bound
 };
 
-// Dynamic shared memory: the keys' exchange, then the values' (both padded as the pass kernel's).
+// The exchanges' bytes: the keys', then the values' (both padded as the pass kernel's).
 template <class Policy, class Key, class Value>
-constexpr std::size_t radix_block_sort_bytes() {
+constexpr std::size_t radix_block_exchange_bytes() {
   constexpr std::size_t value_bytes = std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value);
   return static_cast<std::size_t>(Policy::tile_items + Policy::tile_items / 32) * (sizeof(Key) + value_bytes);
+}
+
+// Where the rank's mask words start (Policy::rank_by_atomic_or), 16-byte aligned.
+template <class Policy, class Key, class Value>
+constexpr std::size_t radix_block_masks_offset() {
+  return (radix_block_exchange_bytes<Policy, Key, Value>() + 15) / 16 * 16;
+}
+
+// Dynamic shared memory: the exchanges, then (Policy::rank_by_atomic_or) one mask word per warp
+// and digit, zeroed at the first pass and left zero by the rank (radix_rank.cuh).
+template <class Policy, class Key, class Value>
+constexpr std::size_t radix_block_sort_bytes() {
+  if constexpr (Policy::rank_by_atomic_or) {
+    return radix_block_masks_offset<Policy, Key, Value>() + sizeof(unsigned) * Policy::warps * Policy::radix;
+  } else {
+    return radix_block_exchange_bytes<Policy, Key, Value>();
+  }
 }
 
 // One block sorts args.n <= Policy::tile_items keys (and values): the body of the one-block sort,
@@ -87,10 +104,19 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
     }
   }
 
+  unsigned* masks = nullptr;  // the rank's mask words (Policy::rank_by_atomic_or)
+  if constexpr (Policy::rank_by_atomic_or) {
+    masks = reinterpret_cast<unsigned*>(exchange_bytes + radix_block_masks_offset<Policy, Key, Value>());
+  }
   const int pass_count = args.passes.count();
   for (int pass = 0; pass < pass_count; ++pass) {
     const radix_digit<Key, BitKey> digit_of = args.passes.template digit<Key>(pass, args.bit_key, args.descending);
-    for (int i = threadIdx.x; i < Policy::warps * R; i += Policy::block_threads) (&warp_counts[0][0])[i] = 0;
+    for (int i = threadIdx.x; i < Policy::warps * R; i += Policy::block_threads) {
+      (&warp_counts[0][0])[i] = 0;
+      if constexpr (Policy::rank_by_atomic_or) {
+        if (pass == 0) masks[i] = 0;
+      }
+    }
     __syncthreads();  // also: the previous pass has read the exchange back
     packed_fields<I, 8> digits;
 #pragma unroll
@@ -121,7 +147,8 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
     }
     __syncthreads();
     packed_fields<I, 16> positions;
-    warp_rank_digits<I, Policy::radix_bits, false, true>(digits, positions, warp_counts[warp], valid, rows);
+    warp_rank_digits<I, Policy::radix_bits, false, true, decltype(valid), Policy::rank_by_atomic_or>(
+        digits, positions, warp_counts[warp], valid, rows, Policy::rank_by_atomic_or ? masks + warp * R : nullptr);
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       if (valid(j)) {

@@ -40,8 +40,8 @@ struct radix_pass_policy {
 };
 
 // Small sorts in one block (radix_block_sort.cuh): BlockThreads threads hold ItemsPerThread keys
-// each; 8-bit digits, one thread per digit at least.
-template <int BlockThreads, int ItemsPerThread>
+// each; 8-bit digits, one thread per digit at least. RankByAtomicOr: as radix_pass_policy's.
+template <int BlockThreads, int ItemsPerThread, bool RankByAtomicOr = false>
 struct radix_block_sort_policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 256 && BlockThreads <= 1024,
                 "whole warps, at least one thread per 8-bit digit");
@@ -51,6 +51,7 @@ struct radix_block_sort_policy {
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr int radix_bits = 8;
   static constexpr int radix = 256;
+  static constexpr bool rank_by_atomic_or = RankByAtomicOr;
 };
 
 // The tuned shapes for keys of KeyBytes and values of ValueBytes (tuning_sort.cuh).
