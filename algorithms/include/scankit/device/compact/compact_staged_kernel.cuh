@@ -50,6 +50,7 @@
 #include "scankit/device/compact/tile_selection_offsets.cuh"
 #include "scankit/device/thread/value_lanes.cuh"
 #include "scankit/device/tile/tile_extent.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail {
 
@@ -113,11 +114,8 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>, Policy::min_bl
     return (args.n_device != nullptr ? tiles_of<Policy::tile_items>(device_n) : args.tiles) - 1;
   };
   if (args.n_device != nullptr && tile > last_tile()) {
-    if (threadIdx.x == 0) {
-      if (args.tiles > 1) args.pass.finish_idle(ticket);
-      if (tile == 0) *args.d_count = 0;  // nothing to select: no tile writes the count
-    }
-    return;  // past the count read on the device: no copy was issued
+    leave_past_count(args.pass, args.tiles > 1, ticket, tile, args.d_count);
+    return;  // no copy was issued for this tile
   }
   // The protocol's view of this tile, made where it is used (its epoch from shared memory then).
   const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.offsets_storage.slots.ticket, plus_op{}); };

@@ -155,11 +155,8 @@ __global__ void __launch_bounds__(compact_launch_threads<Policy>)
     return args.n_device != nullptr ? tiles_of<tile_items>(device_n) : args.tiles;
   };
   if (args.n_device != nullptr && tile >= tiles()) {
-    if (threadIdx.x == 0) {
-      if (args.tiles > 1) args.pass.finish_idle(ticket);
-      if (tile == 0) *args.d_count = 0;  // nothing to select: no tile writes the count
-    }
-    return;  // past the count read on the device
+    leave_past_count(args.pass, args.tiles > 1, ticket, tile, args.d_count);
+    return;
   }
   // The protocol's view of this tile, made where it is used (its epoch from shared memory then).
   const auto prefix_op = [&] { return selection_prefix_op(args.pass, s.offsets.slots.ticket, plus_op{}); };

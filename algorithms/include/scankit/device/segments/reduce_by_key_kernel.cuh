@@ -73,11 +73,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
   // Every thread reads a device count itself (one load per warp; nothing in this launch writes it).
   const long long n = items_to_process(args.n, args.n_device);
   if (args.n_device != nullptr && tile >= tiles_of<Policy::tile_items>(n)) {
-    if (threadIdx.x == 0) {
-      if (args.pass.header != nullptr) args.pass.finish_idle(s.slots.ticket);
-      if (tile == 0) *args.runs = 0;  // no items: no tile writes the count
-    }
-    return;  // past the count read on the device
+    leave_past_count(args.pass, args.pass.header != nullptr, s.slots.ticket, tile, args.runs);
+    return;
   }
   const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, n);
   const int first = static_cast<int>(threadIdx.x) * K;  // tile index of this thread's item 0

@@ -18,6 +18,7 @@
 #include "scankit/device/kernel/scan_tiles_args.cuh"
 #include "scankit/device/thread/thread_scan.cuh"
 #include "scankit/device/tile/tile_extent.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail {
 
@@ -107,8 +108,8 @@ __global__ void __launch_bounds__(Policy::block_threads, (scan_tiles_min_blocks_
   const auto items = [&]() -> long long { return args.n_device != nullptr ? device_n : args.n; };
   const long long tile = tile_id();
   if (args.n_device != nullptr && tile >= tiles_of<Policy::tile_items>(device_n)) {
-    if (single_pass && threadIdx.x == 0) args.pass.finish_idle(s.slots.ticket);
-    return;  // past the count read on the device
+    leave_past_count(args.pass, single_pass, s.slots.ticket);
+    return;
   }
   const tile_extent extent = tile_extent_of<Policy::tile_items>(tile, items());
 

@@ -25,6 +25,7 @@
 #include "scankit/device/kernel/staged_input.cuh"
 #include "scankit/device/thread/thread_scan.cuh"
 #include "scankit/device/thread/value_lanes.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail {
 
@@ -196,8 +197,8 @@ __global__ void __launch_bounds__(StagedPolicy::launch_threads, StagedPolicy::mi
   const long long tile = s.slots.ticket.tile;
   const auto items = [&]() -> long long { return args.n_device != nullptr ? device_n : args.n; };
   if (args.n_device != nullptr && tile >= tiles_of<shape::tile_items>(device_n)) {
-    if (single_pass && threadIdx.x == 0) args.pass.finish_idle(s.slots.ticket);
-    return;  // past the count read on the device: no copy was issued
+    leave_past_count(args.pass, single_pass, s.slots.ticket);
+    return;  // no copy was issued for this tile
   }
   // The protocol's view of this tile, made where it is used: its epoch comes from shared memory
   // then, instead of living in a register through the whole tile (registers cap residency here).

@@ -61,8 +61,8 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   const long long n = items_to_process(args.n, args.n_device);
   // Tile 0 always runs: with no items it still writes every (empty) segment.
   if (args.n_device != nullptr && tile > 0 && tile >= tiles_of<Policy::tile_items>(n)) {
-    if (threadIdx.x == 0 && args.pass.header != nullptr) args.pass.finish_idle(s.slots.ticket);
-    return;  // past the count read on the device
+    leave_past_count(args.pass, args.pass.header != nullptr, s.slots.ticket);
+    return;
   }
   const auto [base, valid] = tile_extent_of<Policy::tile_items>(tile, n);
 

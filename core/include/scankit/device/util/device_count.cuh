@@ -33,6 +33,26 @@ __device__ __forceinline__ long long items_to_process(long long bound, const std
   return count < 0 ? 0 : (count > bound ? bound : count);
 }
 
+// A block whose tile lies past the count read on the device leaves through here (all threads may
+// call it; thread 0 acts). It still reports its ticket to the single-pass protocol when the launch
+// has one (single_pass), so that the epoch-wrap clearing counts every block: the block touches no
+// tile state, and tiles only wait on lower tickets, so none waits on it.
+template <class Pass, class Ticket>
+__device__ __forceinline__ void leave_past_count(const Pass& pass, bool single_pass, const Ticket& ticket) {
+  if (threadIdx.x == 0 && single_pass) pass.finish_idle(ticket);
+}
+
+// The same for a call with a count output (select, unique, reduce-by-key): the block of tile 0
+// (the count read is 0) writes 0 there, since no tile will.
+template <class Pass, class Ticket>
+__device__ __forceinline__ void leave_past_count(const Pass& pass, bool single_pass, const Ticket& ticket,
+                                                 long long tile, std::int64_t* count_out) {
+  if (threadIdx.x == 0) {
+    if (single_pass) pass.finish_idle(ticket);
+    if (tile == 0) *count_out = 0;
+  }
+}
+
 }  // namespace scankit::device_detail
 
 namespace scankit::detail {
