@@ -130,6 +130,16 @@ void sweep(const char* type_name, long long n, int distribution) {
   std::printf("%-28s %-10s %8.3f ms  (copy %.3f ms)\n", workload.c_str(), "cub", cub_ms, copy_ms);
   run(pass_with_match<Key, Value, false>{}, "ballots");
   run(pass_with_match<Key, Value, true>{}, "atomic_or");
+  if constexpr (sizeof(Key) == 4 && !pairs) {
+    // The atomicOr match holds fewer registers: a longer tile may now fit 3 blocks per SM.
+    using e = typename pass_with_match<Key, Value, true>::e;
+    struct longer {
+      using type = scankit::device_detail::radix_pass_policy<e::block_threads, 28, e::radix_bits, e::min_blocks_per_sm, 32,
+                                                             1024, e::look_back_window, e::small_sorts_in_one_block,
+                                                             e::prefetch_tiles_ahead, true>;
+    };
+    run(longer{}, "atomic_or x28");
+  }
   ws.release();
   SCANKIT_CUDA_CHECK(cudaFree(cub_temp));
   for (void* p : {static_cast<void*>(keys), static_cast<void*>(out), static_cast<void*>(ref), static_cast<void*>(values),
