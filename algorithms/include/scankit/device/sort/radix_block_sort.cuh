@@ -44,21 +44,11 @@ constexpr std::size_t radix_block_exchange_bytes() {
   return static_cast<std::size_t>(Policy::tile_items + Policy::tile_items / 32) * (sizeof(Key) + value_bytes);
 }
 
-// Where the rank's mask words start (Policy::rank_by_atomic_or), 16-byte aligned.
-template <class Policy, class Key, class Value>
-constexpr std::size_t radix_block_masks_offset() {
-  return (radix_block_exchange_bytes<Policy, Key, Value>() + 15) / 16 * 16;
-}
-
-// Dynamic shared memory: the exchanges, then (Policy::rank_by_atomic_or) one mask word per warp
-// and digit, zeroed at the first pass and left zero by the rank (radix_rank.cuh).
+// Dynamic shared memory: the exchanges, then the rank's mask words (radix_rank.cuh), zeroed at
+// the first pass and left zero by the rank.
 template <class Policy, class Key, class Value>
 constexpr std::size_t radix_block_sort_bytes() {
-  if constexpr (Policy::rank_by_atomic_or) {
-    return radix_block_masks_offset<Policy, Key, Value>() + sizeof(unsigned) * Policy::warps * Policy::radix;
-  } else {
-    return radix_block_exchange_bytes<Policy, Key, Value>();
-  }
+  return with_rank_masks<Policy>(radix_block_exchange_bytes<Policy, Key, Value>());
 }
 
 // One block sorts args.n <= Policy::tile_items keys (and values): the body of the one-block sort,
@@ -106,7 +96,8 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
 
   unsigned* masks = nullptr;  // the rank's mask words (Policy::rank_by_atomic_or)
   if constexpr (Policy::rank_by_atomic_or) {
-    masks = reinterpret_cast<unsigned*>(exchange_bytes + radix_block_masks_offset<Policy, Key, Value>());
+    masks = reinterpret_cast<unsigned*>(exchange_bytes +
+                                        rank_masks_offset<Policy>(radix_block_exchange_bytes<Policy, Key, Value>()));
   }
   const int pass_count = args.passes.count();
   for (int pass = 0; pass < pass_count; ++pass) {

@@ -116,21 +116,18 @@ constexpr std::size_t radix_exchange_only_bytes() {
   return static_cast<std::size_t>(Policy::tile_items + padding) * item_bytes;
 }
 
-// Where the rank's mask words start (Policy::rank_by_atomic_or): after the exchange, 16-byte aligned.
-template <class Policy, class Key, class Value>
-constexpr std::size_t radix_masks_offset() {
-  return (radix_exchange_only_bytes<Policy, Key, Value>() + 15) / 16 * 16;
-}
-
-// Dynamic shared memory of a pass: the exchange, then (Policy::rank_by_atomic_or) one mask word per
-// warp and digit for the rank (radix_rank.cuh), zeroed once per block and left zero by the rank.
+// Dynamic shared memory of a pass: the exchange, then the rank's mask words (radix_rank.cuh),
+// zeroed once per block and left zero by the rank.
 template <class Policy, class Key, class Value>
 constexpr std::size_t radix_exchange_bytes() {
-  if constexpr (Policy::rank_by_atomic_or) {
-    return radix_masks_offset<Policy, Key, Value>() + sizeof(unsigned) * Policy::warps * Policy::radix;
-  } else {
-    return radix_exchange_only_bytes<Policy, Key, Value>();
-  }
+  return with_rank_masks<Policy>(radix_exchange_only_bytes<Policy, Key, Value>());
+}
+
+// The rank's mask words of a pass (Policy::rank_by_atomic_or).
+template <class Policy, class Key, class Value>
+__device__ __forceinline__ unsigned* radix_pass_masks(unsigned char* exchange_bytes) {
+  return reinterpret_cast<unsigned*>(exchange_bytes +
+                                     rank_masks_offset<Policy>(radix_exchange_only_bytes<Policy, Key, Value>()));
 }
 
 // Value of item `index` of the launch (argsort's generated indices when values_in is null).
@@ -257,8 +254,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   packed_fields<I, 16> positions;
   unsigned* warp_masks = nullptr;
   if constexpr (Policy::rank_by_atomic_or) {
-    warp_masks = reinterpret_cast<unsigned*>(exchange_bytes + radix_masks_offset<Policy, Key, Value>()) +
-                 warp * Policy::radix;
+    warp_masks = radix_pass_masks<Policy, Key, Value>(exchange_bytes) + warp * Policy::radix;
   }
   warp_rank_digits<I, Policy::radix_bits, Full, radix_pads_exchange<Key, Value>(), decltype(in_tile),
                    Policy::rank_by_atomic_or>(digits, positions, s.warp_counts[warp], in_tile, I, warp_masks);
@@ -342,7 +338,7 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
   for (int i = threadIdx.x; i < Policy::warps * Policy::radix; i += Policy::block_threads) {
     (&s.warp_counts[0][0])[i] = 0;
     if constexpr (Policy::rank_by_atomic_or) {
-      reinterpret_cast<unsigned*>(exchange_bytes + radix_masks_offset<Policy, Key, Value>())[i] = 0;
+      radix_pass_masks<Policy, Key, Value>(exchange_bytes)[i] = 0;
     }
   }
   __syncthreads();

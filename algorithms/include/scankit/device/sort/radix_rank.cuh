@@ -16,6 +16,8 @@
 // contend for one word, so tiles of few distinct digits pay more.
 #pragma once
 
+#include <cstddef>
+
 #include "scankit/device/sort/packed_fields.cuh"
 #include "scankit/device/util/shuffle.cuh"
 
@@ -64,6 +66,18 @@ __device__ __forceinline__ unsigned match_digit_by_atomic_or(unsigned* masks, un
   if (valid) atomicOr(&masks[digit], 1u << lane_id());
   __syncwarp();
   return valid ? masks[digit] : 0u;
+}
+
+// The rank's mask words in a kernel's dynamic shared memory: 16-byte aligned after the kernel's
+// `exchange_bytes`, one word per warp and digit when Policy::rank_by_atomic_or (else none).
+template <class Policy>
+constexpr std::size_t rank_masks_offset(std::size_t exchange_bytes) {
+  return (exchange_bytes + 15) / 16 * 16;
+}
+template <class Policy>
+constexpr std::size_t with_rank_masks(std::size_t exchange_bytes) {
+  return Policy::rank_by_atomic_or ? rank_masks_offset<Policy>(exchange_bytes) + sizeof(unsigned) * Policy::warps * Policy::radix
+                                   : exchange_bytes;
 }
 
 // digits.get(j): the digit of item j, for the items with valid(j) (those inside the tile).
