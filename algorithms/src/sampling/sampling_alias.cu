@@ -103,6 +103,7 @@ int alias_slices(std::int64_t bins, std::int64_t count) {
 
 void draw_alias(const alias_table& table, std::int32_t* out, std::int64_t count, std::uint64_t seed,
                 std::uint64_t offset, int slices, cudaStream_t stream, const std::int64_t* count_device) {
+  if (count <= 0) return;  // nothing to draw, and a grid of zero blocks is not a launch
   const auto* header = static_cast<const alias_header*>(table.header());
   const std::int64_t n = table.bins();
   const unsigned grid = grid_for(count, draw_threads * alias_draws_per_thread);
