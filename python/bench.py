@@ -12,12 +12,19 @@ overhead row times 1000 back-to-back calls at 2^10 items on the host: the cost o
 
 import argparse
 import json
+import os
 import statistics
+import sys
 import time
 
 import torch
 
-import scankit
+# Run as `python python/bench.py`, Python puts the script's folder first on the path, and the
+# package's sources there (without the compiled module) would hide the built or installed package.
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+
+import scankit  # noqa: E402
 
 try:
     import cupy
@@ -49,6 +56,17 @@ def cccl_argsort(x, index_dtype):
     cccl.radix_sort(d_in_keys=x, d_out_keys=keys, d_in_values=positions, d_out_values=indices, num_items=x.numel(),
                     order=cccl.SortOrder.ASCENDING)
     return indices
+
+
+def cccl_select_in_range(x, lo, hi):
+    out = torch.empty_like(x)
+    count = torch.empty(1, device="cuda", dtype=torch.int64)
+
+    def in_range(v):
+        return (v >= lo) & (v <= hi)
+
+    cccl.select(d_in=x, d_out=out, d_num_selected_out=count, cond=in_range, num_items=x.numel())
+    return out[: int(count.item())]
 
 
 def checked_anchor(name, fn, want):
@@ -101,6 +119,7 @@ def workloads(n):
     torch_sort_ints = lambda: torch.sort(ints, stable=True).values  # noqa: E731
     torch_sort_keys64 = lambda: torch.sort(keys64, stable=True).values  # noqa: E731
     torch_argsort = lambda: torch.argsort(floats, stable=True)  # noqa: E731
+    torch_in_range = lambda: floats[(floats >= 0.25) & (floats <= 0.75)]  # noqa: E731
     # (scankit, torch, CuPy or None, cuda.compute or None)
     rows = {
         "scan_int32": (lambda: scankit.inclusive_scan(small), torch_scan,
@@ -108,6 +127,11 @@ def workloads(n):
                        checked_anchor("scan_int32", lambda: cccl_scan(small), torch_scan)),
         "select_f32_half": (lambda: scankit.select(floats, mask), lambda: torch.masked_select(floats, mask),
                             (lambda c=cupy.asarray(floats), m=cupy.asarray(mask): c[m]) if cupy else None, None),
+        # a predicate: the form cuda.compute's select takes (it has no select by flags)
+        "select_f32_range": (lambda: scankit.select_in_range(floats, 0.25, 0.75), torch_in_range,
+                             (lambda c=cupy.asarray(floats): c[(c >= 0.25) & (c <= 0.75)]) if cupy else None,
+                             checked_anchor("select_f32_range", lambda: cccl_select_in_range(floats, 0.25, 0.75),
+                                            torch_in_range)),
         "sort_i32_keys": (lambda: scankit.sort(ints), torch_sort_ints,
                           (lambda c=cupy.asarray(ints): cupy.sort(c)) if cupy else None,
                           checked_anchor("sort_i32_keys", lambda: cccl_sort(ints), torch_sort_ints)),
