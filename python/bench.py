@@ -58,14 +58,12 @@ def cccl_argsort(x, index_dtype):
     return indices
 
 
-def cccl_select_in_range(x, lo, hi):
+def cccl_select_nonzero(x):
+    """The nonzero items: a predicate cuda.compute knows (OpKind.IDENTITY), so that no Python
+    callable has to be compiled (that needs the numba-cuda-mlir package)."""
     out = torch.empty_like(x)
     count = torch.empty(1, device="cuda", dtype=torch.int64)
-
-    def in_range(v):
-        return (v >= lo) & (v <= hi)
-
-    cccl.select(d_in=x, d_out=out, d_num_selected_out=count, cond=in_range, num_items=x.numel())
+    cccl.select(d_in=x, d_out=out, d_num_selected_out=count, cond=cccl.OpKind.IDENTITY, num_items=x.numel())
     return out[: int(count.item())]
 
 
@@ -119,7 +117,8 @@ def workloads(n):
     torch_sort_ints = lambda: torch.sort(ints, stable=True).values  # noqa: E731
     torch_sort_keys64 = lambda: torch.sort(keys64, stable=True).values  # noqa: E731
     torch_argsort = lambda: torch.argsort(floats, stable=True)  # noqa: E731
-    torch_in_range = lambda: floats[(floats >= 0.25) & (floats <= 0.75)]  # noqa: E731
+    bits = torch.randint(0, 2, (n,), generator=g, device="cuda", dtype=torch.int32)
+    torch_nonzero = lambda: bits[bits != 0]  # noqa: E731
     # (scankit, torch, CuPy or None, cuda.compute or None)
     rows = {
         "scan_int32": (lambda: scankit.inclusive_scan(small), torch_scan,
@@ -127,11 +126,11 @@ def workloads(n):
                        checked_anchor("scan_int32", lambda: cccl_scan(small), torch_scan)),
         "select_f32_half": (lambda: scankit.select(floats, mask), lambda: torch.masked_select(floats, mask),
                             (lambda c=cupy.asarray(floats), m=cupy.asarray(mask): c[m]) if cupy else None, None),
-        # a predicate: the form cuda.compute's select takes (it has no select by flags)
-        "select_f32_range": (lambda: scankit.select_in_range(floats, 0.25, 0.75), torch_in_range,
-                             (lambda c=cupy.asarray(floats): c[(c >= 0.25) & (c <= 0.75)]) if cupy else None,
-                             checked_anchor("select_f32_range", lambda: cccl_select_in_range(floats, 0.25, 0.75),
-                                            torch_in_range)),
+        # a predicate, the form cuda.compute's select takes (it has no select by flags): the
+        # nonzero items of 0/1 ints, for scankit the range [1, 2^31 - 1]
+        "select_i32_nonzero": (lambda: scankit.select_in_range(bits, 1, (1 << 31) - 1), torch_nonzero,
+                               (lambda c=cupy.asarray(bits): c[c != 0]) if cupy else None,
+                               checked_anchor("select_i32_nonzero", lambda: cccl_select_nonzero(bits), torch_nonzero)),
         "sort_i32_keys": (lambda: scankit.sort(ints), torch_sort_ints,
                           (lambda c=cupy.asarray(ints): cupy.sort(c)) if cupy else None,
                           checked_anchor("sort_i32_keys", lambda: cccl_sort(ints), torch_sort_ints)),
