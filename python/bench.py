@@ -58,9 +58,10 @@ def cccl_argsort(x, index_dtype):
     return indices
 
 
-def cccl_select_nonzero(x):
-    """The nonzero items: a predicate cuda.compute knows (OpKind.IDENTITY), so that no Python
-    callable has to be compiled (that needs the numba-cuda-mlir package)."""
+def cccl_select_true(x):
+    """The true items of a bool array: the one predicate cuda.compute knows (OpKind.IDENTITY must
+    return its argument's type, and a predicate returns bool), so that no Python callable has to be
+    compiled (that needs the numba-cuda-mlir package)."""
     out = torch.empty_like(x)
     count = torch.empty(1, device="cuda", dtype=torch.int64)
     cccl.select(d_in=x, d_out=out, d_num_selected_out=count, cond=cccl.OpKind.IDENTITY, num_items=x.numel())
@@ -117,8 +118,9 @@ def workloads(n):
     torch_sort_ints = lambda: torch.sort(ints, stable=True).values  # noqa: E731
     torch_sort_keys64 = lambda: torch.sort(keys64, stable=True).values  # noqa: E731
     torch_argsort = lambda: torch.argsort(floats, stable=True)  # noqa: E731
-    bits = torch.randint(0, 2, (n,), generator=g, device="cuda", dtype=torch.int32)
-    torch_nonzero = lambda: bits[bits != 0]  # noqa: E731
+    bits = torch.randint(0, 2, (n,), generator=g, device="cuda", dtype=torch.uint8).bool()
+    bytes_ = bits.view(torch.uint8)
+    torch_true = lambda: bits[bits]  # noqa: E731
     # (scankit, torch, CuPy or None, cuda.compute or None)
     rows = {
         "scan_int32": (lambda: scankit.inclusive_scan(small), torch_scan,
@@ -126,11 +128,11 @@ def workloads(n):
                        checked_anchor("scan_int32", lambda: cccl_scan(small), torch_scan)),
         "select_f32_half": (lambda: scankit.select(floats, mask), lambda: torch.masked_select(floats, mask),
                             (lambda c=cupy.asarray(floats), m=cupy.asarray(mask): c[m]) if cupy else None, None),
-        # a predicate, the form cuda.compute's select takes (it has no select by flags): the
-        # nonzero items of 0/1 ints, for scankit the range [1, 2^31 - 1]
-        "select_i32_nonzero": (lambda: scankit.select_in_range(bits, 1, (1 << 31) - 1), torch_nonzero,
-                               (lambda c=cupy.asarray(bits): c[c != 0]) if cupy else None,
-                               checked_anchor("select_i32_nonzero", lambda: cccl_select_nonzero(bits), torch_nonzero)),
+        # the true items of a bool array: cuda.compute's select takes a predicate (it has no select
+        # by flags), scankit's the array as its own mask (so it reads it twice)
+        "select_bool_true": (lambda: scankit.select(bytes_, bits), torch_true,
+                             (lambda c=cupy.asarray(bits): c[c]) if cupy else None,
+                             checked_anchor("select_bool_true", lambda: cccl_select_true(bits), torch_true)),
         "sort_i32_keys": (lambda: scankit.sort(ints), torch_sort_ints,
                           (lambda c=cupy.asarray(ints): cupy.sort(c)) if cupy else None,
                           checked_anchor("sort_i32_keys", lambda: cccl_sort(ints), torch_sort_ints)),
