@@ -1,10 +1,10 @@
 // Lengths held in device memory (scankit::device_n) for the scan, compaction, sort, reduce,
 // reduce-by-key, segmented scan, segmented reduction, CSR construction, top-k and sampling (table
-// draws, one draw per row) entry points of the precompiled API. Each call is sized for a host bound and
-// given a count in device memory: 0, 1, small ones, counts at and around tile edges, the bound,
-// and counts outside [0, bound] (clamped). The results are checked against host references over
-// the first `count` items, and every output item past the count must keep its poison: a kernel
-// that used the bound instead of the count writes there.
+// draws, one draw per row, draws from segments) entry points of the precompiled API. Each call is
+// sized for a host bound and given a count in device memory: 0, 1, small ones, counts at and
+// around tile edges, the bound, and counts outside [0, bound] (clamped). The results are checked
+// against host references over the first `count` items, and every output item past the count must
+// keep its poison: a kernel that used the bound instead of the count writes there.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -684,6 +684,60 @@ TEST(DeviceCounts, SampleRows) {
   }
 }
 
+// Draws from segments with the weights, the segments and the draws counted on the device: the
+// first `count` segments' draws equal a host-count call on those segments (empty segments,
+// segments without draws and a zero-weight segment among them), draws past the count untouched.
+TEST(DeviceCounts, SampleSegments) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  const std::int64_t segments = 41;
+  std::vector<std::int64_t> offsets{0}, draw_offsets{0};
+  std::uniform_int_distribution<std::int64_t> size(0, 3000), draws(0, 9);
+  for (std::int64_t s = 0; s < segments; ++s) {
+    offsets.push_back(offsets.back() + (s % 7 == 3 ? 0 : size(rng)));
+    draw_offsets.push_back(draw_offsets.back() + (s % 5 == 1 ? 0 : draws(rng)));
+  }
+  std::uniform_real_distribution<double> weight(0.0, 1.0);
+  std::vector<double> weights(static_cast<std::size_t>(offsets.back()));
+  for (auto& w : weights) w = weight(rng);
+  const std::size_t zero_segment = 10;  // all its weights zero: its draws are -1
+  std::fill(weights.begin() + offsets[zero_segment], weights.begin() + offsets[zero_segment + 1], 0.0);
+  const std::int64_t n_bound = offsets.back(), draws_bound = draw_offsets.back();
+  device_buffer<double> d_weights(weights);
+  device_buffer<std::int64_t> d_offsets(offsets), d_draw_offsets(draw_offsets);
+  device_buffer<std::int32_t> want(static_cast<std::size_t>(draws_bound)), got(static_cast<std::size_t>(draws_bound));
+  device_count_cell n_cell, segment_cell, draw_cell;
+  for (std::int64_t count : {std::int64_t{0}, std::int64_t{1}, std::int64_t{11}, std::int64_t{30}, segments,
+                             segments + 4, std::int64_t{-2}}) {
+    SCOPED_TRACE("segments " + std::to_string(count));
+    const std::int64_t c = processed(count, segments);
+    const std::int64_t n = offsets[static_cast<std::size_t>(c)], d = draw_offsets[static_cast<std::size_t>(c)];
+    want.poison();
+    got.poison();
+    if (d > 0) sample_segments(d_weights.data(), n, d_offsets.data(), c, d_draw_offsets.data(), d, want.data(), 5, 8);
+    sample_segments(d_weights.data(), device_n{n_cell.set(n), n_bound}, d_offsets.data(),
+                    device_n{segment_cell.set(count), segments}, d_draw_offsets.data(),
+                    device_n{draw_cell.set(d), draws_bound}, got.data(), 5, 8);
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<std::int32_t> expected = want.download(), drawn = got.download();
+    EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + d, drawn.begin()));
+    expect_poisoned_from(drawn, d, "sample_segments");
+    for (std::int64_t k = draw_offsets[zero_segment]; k < std::min(d, draw_offsets[zero_segment + 1]); ++k) {
+      EXPECT_EQ(drawn[static_cast<std::size_t>(k)], -1) << "draw " << k << " of the zero-weight segment";
+    }
+  }
+  // Draws from zero segments: -1 (a host count throws), and nothing past the draws' count.
+  got.poison();
+  sample_segments(d_weights.data(), device_n{n_cell.set(n_bound), n_bound}, d_offsets.data(),
+                  device_n{segment_cell.set(0), segments}, d_draw_offsets.data(),
+                  device_n{draw_cell.set(7), draws_bound}, got.data(), 5, 8);
+  SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<std::int32_t> none = got.download();
+  EXPECT_TRUE(std::all_of(none.begin(), none.begin() + 7, [](std::int32_t v) { return v == -1; }));
+  expect_poisoned_from(none, 7, "draws from zero segments");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reduce and arg-max: one grid planned for the bound, the items below the count combined.
 
@@ -766,6 +820,18 @@ TEST(DeviceCounts, BadArgumentsAreRefused) {
   } catch (const error& e) {
     EXPECT_NE(std::string(e.what()).find("device_n"), std::string::npos) << e.what();
   }
+  const auto* weights = reinterpret_cast<const double*>(std::uintptr_t{0x10000});
+  const auto* segment_offsets = reinterpret_cast<const std::int64_t*>(std::uintptr_t{0x20000000});
+  for (int null_count = 0; null_count < 3; ++null_count) {  // each of the three counts null
+    const device_n good{cell, 10}, bad{nullptr, 10};
+    EXPECT_THROW(sample_segments(weights, null_count == 0 ? bad : good, segment_offsets, null_count == 1 ? bad : good,
+                                 segment_offsets, null_count == 2 ? bad : good, out, 1),
+                 error)
+        << "null count " << null_count;
+  }
+  EXPECT_THROW(sample_segments(weights, device_n{cell, 10}, segment_offsets, device_n{cell, -1}, segment_offsets,
+                               device_n{cell, 10}, out, 1),
+               error);
 }
 
 }  // namespace

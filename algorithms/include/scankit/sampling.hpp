@@ -244,6 +244,18 @@ void sample_segments(const float* weights, std::int64_t n, const std::int64_t* o
 void sample_segments(const double* weights, std::int64_t n, const std::int64_t* offsets, std::int64_t num_segments,
                      const std::int64_t* draw_offsets, std::int64_t total_draws, std::int32_t* out, std::uint64_t seed,
                      std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+// The same with the counts in device memory (scankit::device_n, device_n.hpp): the weights, the
+// segments and the draws, each sized by its bound (offsets holds the segments' bound + 1 entries,
+// draw_offsets too, out the draws' bound). Only the first segments + 1 offsets are read, each
+// clamped to [0, the weights' count]; draws past their count are neither drawn nor written; draw d
+// takes the same bits as with host counts. Draws from zero segments come back as -1 (a host count
+// throws).
+void sample_segments(const float* weights, device_n n, const std::int64_t* offsets, device_n num_segments,
+                     const std::int64_t* draw_offsets, device_n total_draws, std::int32_t* out, std::uint64_t seed,
+                     std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
+void sample_segments(const double* weights, device_n n, const std::int64_t* offsets, device_n num_segments,
+                     const std::int64_t* draw_offsets, device_n total_draws, std::int32_t* out, std::uint64_t seed,
+                     std::uint64_t offset = 0, cudaStream_t stream = nullptr, workspace* ws = nullptr);
 
 // k distinct indices of the n weights, a weighted sample without replacement: item i gets the key
 // -log(u_i) / w_i with u_i = philox_uniform(seed, offset + i) + 2^-54 rounded to double (in (0, 1];

@@ -29,4 +29,13 @@
     device_detail::sampling::draw_segments(weights, n, offsets, num_segments, draw_offsets, total_draws, out, seed, \
                                            offset, stream, ws);                                                      \
   }                                                                                                                  \
+  void sample_segments(const T* weights, device_n n, const std::int64_t* offsets, device_n num_segments,             \
+                       const std::int64_t* draw_offsets, device_n total_draws, std::int32_t* out, std::uint64_t seed, \
+                       std::uint64_t offset, cudaStream_t stream, workspace* ws) {                                   \
+    const char* fn = "scankit::sample_segments";                                                                     \
+    const ::scankit::detail::nvtx_range nvtx(fn);                                                                    \
+    for (const device_n& count : {n, num_segments, total_draws}) ::scankit::detail::check_device_n(fn, count);       \
+    device_detail::sampling::draw_segments(weights, n, offsets, num_segments, draw_offsets, total_draws, out, seed, \
+                                           offset, stream, ws);                                                      \
+  }                                                                                                                  \
   }

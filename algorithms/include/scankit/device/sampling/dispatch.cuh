@@ -180,26 +180,37 @@ void draw_rows(const T* w, std::int64_t rows, std::int64_t cols, std::int32_t* o
                  rows_device);
 }
 
+// Counts are host counts or scankit::device_n (item_count); the checks and sizes see the bounds.
 template <class T>
-void draw_segments(const T* w, std::int64_t n, const std::int64_t* offsets, std::int64_t num_segments,
-                   const std::int64_t* draw_offsets, std::int64_t total_draws, std::int32_t* out, std::uint64_t seed,
+void draw_segments(const T* w, item_count n, const std::int64_t* offsets, item_count num_segments,
+                   const std::int64_t* draw_offsets, item_count total_draws, std::int32_t* out, std::uint64_t seed,
                    std::uint64_t offset, cudaStream_t stream, workspace* ws) {
   const char* fn = "scankit::sample_segments";
-  if (n < 0) throw error(std::string(fn) + ": n is negative (" + std::to_string(n) + ")");
-  if (n > 0 && w == nullptr) throw error(std::string(fn) + ": weights is null with n > 0");
-  if (num_segments < 0) throw error(std::string(fn) + ": num_segments is negative (" + std::to_string(num_segments) + ")");
-  if (total_draws < 0) throw error(std::string(fn) + ": total_draws is negative (" + std::to_string(total_draws) + ")");
+  if (n.bound < 0) throw error(std::string(fn) + ": n is negative (" + std::to_string(n.bound) + ")");
+  if (n.bound > 0 && w == nullptr) throw error(std::string(fn) + ": weights is null with n > 0");
+  if (num_segments.bound < 0) {
+    throw error(std::string(fn) + ": num_segments is negative (" + std::to_string(num_segments.bound) + ")");
+  }
+  if (total_draws.bound < 0) {
+    throw error(std::string(fn) + ": total_draws is negative (" + std::to_string(total_draws.bound) + ")");
+  }
   if (offsets == nullptr || draw_offsets == nullptr) throw error(std::string(fn) + ": offsets and draw_offsets must not be null");
-  if (total_draws > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with total_draws > 0");
-  if (total_draws > 0 && num_segments == 0) throw error(std::string(fn) + ": draws requested from no segments");
-  if (total_draws == 0) return;
-  scankit::detail::workspace_lease cdf_storage(nullptr, 0, sizeof(double) * std::max<std::int64_t>(n, 1), stream);
+  if (total_draws.bound > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with total_draws > 0");
+  // With a device count of segments, draws from no segment come back as -1 instead.
+  if (total_draws.device == nullptr && num_segments.device == nullptr && total_draws.bound > 0 &&
+      num_segments.bound == 0) {
+    throw error(std::string(fn) + ": draws requested from no segments");
+  }
+  if (total_draws.bound == 0) return;
+  scankit::detail::workspace_lease cdf_storage(nullptr, 0, sizeof(double) * std::max<std::int64_t>(n.bound, 1), stream);
   auto* cdf = static_cast<double*>(cdf_storage.view().scratch);
-  if (n > 0)
+  if (n.bound > 0 && num_segments.bound > 0)
     scankit::device::inclusive_segmented_scan_by_offsets<scankit::device::tuned, double>(
         thrust::make_transform_iterator(w, checked_weight<T>{}), offsets, num_segments, cdf, n, plus_op{}, stream, ws);
-  launch_kernel("sampling segment draws", segment_draw_kernel<T>, dim3(grid_for(total_draws, draw_threads)),
-                dim3(draw_threads), stream, w, cdf, offsets, num_segments, draw_offsets, total_draws, out, seed, offset);
+  const segment_draw_counts counts{n.bound, num_segments.bound, total_draws.bound, n.device, num_segments.device,
+                                   total_draws.device};
+  launch_kernel("sampling segment draws", segment_draw_kernel<T>, dim3(grid_for(total_draws.bound, draw_threads)),
+                dim3(draw_threads), stream, w, cdf, offsets, draw_offsets, counts, out, seed, offset);
 }
 
 }  // namespace device_detail::sampling
