@@ -56,7 +56,9 @@ __global__ void __launch_bounds__(draw_threads) segment_draw_kernel(const T* w, 
                                                                      std::uint64_t seed, std::uint64_t offset) {
   const segment_draw_counts counts = bounds.resolved();
   // Offsets outside [0, items] would index the CDF past what the scan wrote: clamp them.
-  const auto position = [&](std::int64_t k) { return std::min<std::int64_t>(std::max<std::int64_t>(offsets[k], 0), counts.items); };
+  const auto position = [&](std::int64_t k) {
+    return std::min<std::int64_t>(std::max<std::int64_t>(offsets[k], 0), counts.items);
+  };
   const std::int64_t stride = std::int64_t(gridDim.x) * draw_threads;
   for (std::int64_t d = std::int64_t(blockIdx.x) * draw_threads + threadIdx.x; d < counts.draws; d += stride) {
     if (counts.segments == 0) {  // draws from no segment (a host count refuses this)
