@@ -207,10 +207,11 @@ void draw_segments(const T* w, item_count n, const std::int64_t* offsets, item_c
   if (n.bound > 0 && num_segments.bound > 0)
     scankit::device::inclusive_segmented_scan_by_offsets<scankit::device::tuned, double>(
         thrust::make_transform_iterator(w, checked_weight<T>{}), offsets, num_segments, cdf, n, plus_op{}, stream, ws);
-  const segment_draw_counts counts{n.bound, num_segments.bound, total_draws.bound, n.device, num_segments.device,
-                                   total_draws.device};
+  const segment_offsets<const std::int64_t*> segments{offsets, num_segments.bound + 1, n.bound, n.device,
+                                                      num_segments.device};
   launch_kernel("sampling segment draws", segment_draw_kernel<T>, dim3(grid_for(total_draws.bound, draw_threads)),
-                dim3(draw_threads), stream, w, cdf, offsets, draw_offsets, counts, out, seed, offset);
+                dim3(draw_threads), stream, w, cdf, segments, draw_offsets, total_draws.bound, total_draws.device, out,
+                seed, offset);
 }
 
 }  // namespace device_detail::sampling

@@ -4,12 +4,12 @@
 // offsets, its bin by binary search over the segment's CDF.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "scankit/detail/philox.hpp"
+#include "scankit/device/kernel/segment_offsets.cuh"
 #include "scankit/device/util/device_count.cuh"
 #include "scankit/device/sampling/draw.cuh"
 #include "scankit/device/sampling/tile_cdf.cuh"
@@ -34,41 +34,27 @@ __device__ __forceinline__ std::int64_t last_not_above(const std::int64_t* sorte
   return lo;
 }
 
-// The counts of one launch: each is its bound, or a count in device memory clamped to [0, bound]
-// (device_count.cuh) when its pointer is set.
-struct segment_draw_counts {
-  std::int64_t items, segments, draws;
-  const std::int64_t* items_device = nullptr;
-  const std::int64_t* segments_device = nullptr;
-  const std::int64_t* draws_device = nullptr;
-
-  __device__ __forceinline__ segment_draw_counts resolved() const {
-    return {items_to_process(items, items_device), items_to_process(segments, segments_device),
-            items_to_process(draws, draws_device)};
-  }
-};
-
 template <class T>
 __global__ void __launch_bounds__(draw_threads) segment_draw_kernel(const T* w, const double* cdf,
-                                                                     const std::int64_t* offsets,
+                                                                     segment_offsets<const std::int64_t*> bounds,
                                                                      const std::int64_t* draw_offsets,
-                                                                     segment_draw_counts bounds, std::int32_t* out,
+                                                                     std::int64_t total_draws,
+                                                                     const std::int64_t* draws_device, std::int32_t* out,
                                                                      std::uint64_t seed, std::uint64_t offset) {
-  const segment_draw_counts counts = bounds.resolved();
-  // Offsets outside [0, items] would index the CDF past what the scan wrote: clamp them.
-  const auto position = [&](std::int64_t k) {
-    return std::min<std::int64_t>(std::max<std::int64_t>(offsets[k], 0), counts.items);
-  };
+  // The counts read on the device (none without device_n); positions clamp to the items' count,
+  // so no draw reads the CDF past what the scan wrote.
+  const segment_offsets<const std::int64_t*> segments = bounds.resolved();
+  const std::int64_t draws = items_to_process(total_draws, draws_device);
   const std::int64_t stride = std::int64_t(gridDim.x) * draw_threads;
-  for (std::int64_t d = std::int64_t(blockIdx.x) * draw_threads + threadIdx.x; d < counts.draws; d += stride) {
-    if (counts.segments == 0) {  // draws from no segment (a host count refuses this)
+  for (std::int64_t d = std::int64_t(blockIdx.x) * draw_threads + threadIdx.x; d < draws; d += stride) {
+    if (segments.num_offsets == 1) {  // draws from no segment (a host count refuses this)
       out[d] = -1;
       continue;
     }
     // The segment whose draw range holds d; empty draw ranges share their start with the next one,
     // so take the last segment starting at or before d.
-    const std::int64_t seg = last_not_above(draw_offsets, counts.segments, d);
-    const std::int64_t begin = position(seg), end = position(seg + 1);
+    const std::int64_t seg = last_not_above(draw_offsets, segments.num_offsets - 1, d);
+    const std::int64_t begin = segments.position(seg), end = segments.position(seg + 1);
     const double total = end > begin ? cdf[end - 1] : 0.0;
     if (!(total > 0.0) || isinf(total)) {  // empty, all zero, NaN (a bad weight) or overflow
       out[d] = -1;
