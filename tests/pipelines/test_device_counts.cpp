@@ -1,8 +1,8 @@
 // Lengths held in device memory (scankit::device_n) for the scan, compaction, sort, reduce,
-// reduce-by-key, segmented scan, segmented reduction, CSR construction, top-k and sampling (table
-// draws, one draw per row, draws from segments) entry points of the precompiled API. Each call is
-// sized for a host bound and given a count in device memory: 0, 1, small ones, counts at and
-// around tile edges, the bound, and counts outside [0, bound] (clamped). The results are checked
+// reduce-by-key, segmented scan, segmented reduction, CSR construction and top-k entry points of
+// the precompiled API (sampling: test_device_counts_sampling.cpp). Each call is sized for a host
+// bound and given a count in device memory: 0, 1, small ones, counts at and around tile edges, the
+// bound, and counts outside [0, bound] (clamped). The results are checked
 // against host references over the first `count` items, and every output item past the count must
 // keep its poison: a kernel that used the bound instead of the count writes there.
 #include <gtest/gtest.h>
@@ -22,65 +22,22 @@
 #include <cuda_runtime_api.h>
 
 #include "scankit/compact.hpp"
-#include "scankit/detail/alias_slices.hpp"
 #include "scankit/device_n.hpp"
 #include "scankit/error.hpp"
 #include "scankit/reduce.hpp"
 #include "scankit/reduce_by_key.hpp"
 #include "scankit/reference/segmented_scan_reference.hpp"
-#include "scankit/sampling.hpp"
 #include "scankit/scan.hpp"
 #include "scankit/segmented_reduce.hpp"
 #include "scankit/segmented_scan.hpp"
 #include "scankit/sort.hpp"
 #include "scankit/sparse/csr_build.hpp"
 #include "scankit/top_k.hpp"
+#include "device_count_support.hpp"
 #include "support/gpu_test.hpp"
 
 namespace scankit::testing {
 namespace {
-
-// A count in device memory, set from the host before each call.
-class device_count_cell {
- public:
-  device_count_cell() : cell_(1) {}
-  const std::int64_t* set(std::int64_t value) {
-    cell_.upload({value});
-    return cell_.data();
-  }
-  std::int64_t* data() { return cell_.data(); }
-
- private:
-  device_buffer<std::int64_t> cell_;
-};
-
-// The items a call must process: the count clamped to [0, bound].
-std::int64_t processed(std::int64_t count, std::int64_t bound) { return std::clamp<std::int64_t>(count, 0, bound); }
-
-// Counts to try for a bound: the edges, tile-sized neighbourhoods, random ones, and out of range.
-std::vector<std::int64_t> counts_for(std::int64_t bound, std::mt19937_64& rng) {
-  std::vector<std::int64_t> counts = {0, 1, 2, 31, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8193, bound - 1, bound,
-                                      bound + 17, -5};
-  std::uniform_int_distribution<std::int64_t> any(0, bound);
-  for (int i = 0; i < 4; ++i) counts.push_back(any(rng));
-  counts.erase(std::remove_if(counts.begin(), counts.end(),
-                              [&](std::int64_t c) { return c > bound + 17 || (c > bound && c != bound + 17); }),
-               counts.end());
-  return counts;
-}
-
-// Output items [from, size) still hold the 0xA5 poison.
-template <class T>
-void expect_poisoned_from(const std::vector<T>& out, std::int64_t from, const std::string& what) {
-  unsigned char poison[sizeof(T)];
-  std::memset(poison, 0xA5, sizeof(T));
-  for (std::size_t i = static_cast<std::size_t>(from); i < out.size(); ++i) {
-    if (std::memcmp(&out[i], poison, sizeof(T)) != 0) {
-      ADD_FAILURE() << what << ": item " << i << " past the count " << from << " was written";
-      return;
-    }
-  }
-}
 
 template <class T>
 std::vector<T> random_ints(std::size_t n, long long lo, long long hi, std::mt19937_64& rng) {
@@ -609,136 +566,6 @@ TEST(DeviceCounts, TopKRowsAndSegments) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Draws from both tables: the first `count` draws are the same bits as a host-count call's, and
-// none is written past them (the alias table also in several slices).
-
-TEST(DeviceCounts, TableDraws) {
-  SCANKIT_REQUIRE_GPU();
-  SCANKIT_SEEDED(seed);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> weight(0.0f, 1.0f);
-  std::vector<float> weights(5003);
-  for (auto& w : weights) w = weight(rng);
-  device_buffer<float> d_weights(weights);
-  sampling_table table;
-  alias_table aliases;
-  build_sampling_table(d_weights.data(), static_cast<std::int64_t>(weights.size()), table);
-  build_alias_table(d_weights.data(), static_cast<std::int64_t>(weights.size()), aliases);
-  const std::int64_t bound = 300'007;
-  device_buffer<std::int32_t> want(static_cast<std::size_t>(bound)), got(static_cast<std::size_t>(bound));
-  device_count_cell cell;
-  for (std::int64_t count : counts_for(bound, rng)) {
-    SCOPED_TRACE("count " + std::to_string(count));
-    const std::int64_t c = processed(count, bound);
-    for (int form = 0; form < 3; ++form) {
-      got.poison();
-      want.poison();
-      const device_n n{cell.set(count), bound};
-      if (form == 0) {
-        sample(table, want.data(), c, 77, 5);
-        sample(table, got.data(), n, 77, 5);
-      } else {
-        const int slices = form == 1 ? 1 : 3;
-        device_detail::sampling::draw_alias(aliases, want.data(), c, 77, 5, slices, nullptr);
-        device_detail::sampling::draw_alias(aliases, got.data(), bound, 77, 5, slices, nullptr, n.count);
-      }
-      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
-      const std::vector<std::int32_t> expected = want.download(), drawn = got.download();
-      EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + c, drawn.begin())) << "form " << form;
-      expect_poisoned_from(drawn, c, "draws, form " + std::to_string(form));
-    }
-  }
-  got.poison();
-  sample(aliases, got.data(), device_n{cell.set(1000), bound}, 77, 5);  // the public alias form
-  SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
-  expect_poisoned_from(got.download(), 1000, "alias draws");
-}
-
-// One draw per row of the first `count` rows: the same columns as a host-count call's, rows past
-// the count untouched; also rows without columns.
-TEST(DeviceCounts, SampleRows) {
-  SCANKIT_REQUIRE_GPU();
-  SCANKIT_SEEDED(seed);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> weight(0.0, 1.0);
-  const std::int64_t bound = 37;
-  for (std::int64_t cols : {std::int64_t{5000}, std::int64_t{0}}) {
-    SCOPED_TRACE("cols " + std::to_string(cols));
-    std::vector<double> weights(static_cast<std::size_t>(bound * std::max<std::int64_t>(cols, 1)));
-    for (auto& w : weights) w = weight(rng);
-    device_buffer<double> d_weights(weights);
-    device_buffer<std::int32_t> want(static_cast<std::size_t>(bound)), got(static_cast<std::size_t>(bound));
-    device_count_cell cell;
-    for (std::int64_t count : {std::int64_t{0}, std::int64_t{1}, std::int64_t{20}, bound, bound + 3, std::int64_t{-1}}) {
-      SCOPED_TRACE("count " + std::to_string(count));
-      const std::int64_t c = processed(count, bound);
-      want.poison();
-      got.poison();
-      sample_rows(d_weights.data(), c, cols, want.data(), 99, 3);
-      sample_rows(d_weights.data(), device_n{cell.set(count), bound}, cols, got.data(), 99, 3);
-      SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
-      const std::vector<std::int32_t> expected = want.download(), drawn = got.download();
-      EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + c, drawn.begin()));
-      expect_poisoned_from(drawn, c, "sample_rows");
-    }
-  }
-}
-
-// Draws from segments with the weights, the segments and the draws counted on the device: the
-// first `count` segments' draws equal a host-count call on those segments (empty segments,
-// segments without draws and a zero-weight segment among them), draws past the count untouched.
-TEST(DeviceCounts, SampleSegments) {
-  SCANKIT_REQUIRE_GPU();
-  SCANKIT_SEEDED(seed);
-  std::mt19937_64 rng(seed);
-  const std::int64_t segments = 41;
-  std::vector<std::int64_t> offsets{0}, draw_offsets{0};
-  std::uniform_int_distribution<std::int64_t> size(0, 3000), draws(0, 9);
-  for (std::int64_t s = 0; s < segments; ++s) {
-    offsets.push_back(offsets.back() + (s % 7 == 3 ? 0 : size(rng)));
-    draw_offsets.push_back(draw_offsets.back() + (s % 5 == 1 ? 0 : draws(rng)));
-  }
-  std::uniform_real_distribution<double> weight(0.0, 1.0);
-  std::vector<double> weights(static_cast<std::size_t>(offsets.back()));
-  for (auto& w : weights) w = weight(rng);
-  const std::size_t zero_segment = 10;  // all its weights zero: its draws are -1
-  std::fill(weights.begin() + offsets[zero_segment], weights.begin() + offsets[zero_segment + 1], 0.0);
-  const std::int64_t n_bound = offsets.back(), draws_bound = draw_offsets.back();
-  device_buffer<double> d_weights(weights);
-  device_buffer<std::int64_t> d_offsets(offsets), d_draw_offsets(draw_offsets);
-  device_buffer<std::int32_t> want(static_cast<std::size_t>(draws_bound)), got(static_cast<std::size_t>(draws_bound));
-  device_count_cell n_cell, segment_cell, draw_cell;
-  for (std::int64_t count : {std::int64_t{0}, std::int64_t{1}, std::int64_t{11}, std::int64_t{30}, segments,
-                             segments + 4, std::int64_t{-2}}) {
-    SCOPED_TRACE("segments " + std::to_string(count));
-    const std::int64_t c = processed(count, segments);
-    const std::int64_t n = offsets[static_cast<std::size_t>(c)], d = draw_offsets[static_cast<std::size_t>(c)];
-    want.poison();
-    got.poison();
-    if (d > 0) sample_segments(d_weights.data(), n, d_offsets.data(), c, d_draw_offsets.data(), d, want.data(), 5, 8);
-    sample_segments(d_weights.data(), device_n{n_cell.set(n), n_bound}, d_offsets.data(),
-                    device_n{segment_cell.set(count), segments}, d_draw_offsets.data(),
-                    device_n{draw_cell.set(d), draws_bound}, got.data(), 5, 8);
-    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<std::int32_t> expected = want.download(), drawn = got.download();
-    EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + d, drawn.begin()));
-    expect_poisoned_from(drawn, d, "sample_segments");
-    for (std::int64_t k = draw_offsets[zero_segment]; k < std::min(d, draw_offsets[zero_segment + 1]); ++k) {
-      EXPECT_EQ(drawn[static_cast<std::size_t>(k)], -1) << "draw " << k << " of the zero-weight segment";
-    }
-  }
-  // Draws from zero segments: -1 (a host count throws), and nothing past the draws' count.
-  got.poison();
-  sample_segments(d_weights.data(), device_n{n_cell.set(n_bound), n_bound}, d_offsets.data(),
-                  device_n{segment_cell.set(0), segments}, d_draw_offsets.data(),
-                  device_n{draw_cell.set(7), draws_bound}, got.data(), 5, 8);
-  SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<std::int32_t> none = got.download();
-  EXPECT_TRUE(std::all_of(none.begin(), none.begin() + 7, [](std::int32_t v) { return v == -1; }));
-  expect_poisoned_from(none, 7, "draws from zero segments");
-}
-
-// ---------------------------------------------------------------------------------------------
 // Reduce and arg-max: one grid planned for the bound, the items below the count combined.
 
 TEST(DeviceCounts, ReduceAndArgMax) {
@@ -820,18 +647,6 @@ TEST(DeviceCounts, BadArgumentsAreRefused) {
   } catch (const error& e) {
     EXPECT_NE(std::string(e.what()).find("device_n"), std::string::npos) << e.what();
   }
-  const auto* weights = reinterpret_cast<const double*>(std::uintptr_t{0x10000});
-  const auto* segment_offsets = reinterpret_cast<const std::int64_t*>(std::uintptr_t{0x20000000});
-  for (int null_count = 0; null_count < 3; ++null_count) {  // each of the three counts null
-    const device_n good{cell, 10}, bad{nullptr, 10};
-    EXPECT_THROW(sample_segments(weights, null_count == 0 ? bad : good, segment_offsets, null_count == 1 ? bad : good,
-                                 segment_offsets, null_count == 2 ? bad : good, out, 1),
-                 error)
-        << "null count " << null_count;
-  }
-  EXPECT_THROW(sample_segments(weights, device_n{cell, 10}, segment_offsets, device_n{cell, -1}, segment_offsets,
-                               device_n{cell, 10}, out, 1),
-               error);
 }
 
 }  // namespace

@@ -300,5 +300,11 @@ struct top_sampling_options {
 void sample_rows_top(const float* values, std::int64_t rows, std::int64_t cols, std::int32_t* out,
                      const top_sampling_options& options, std::uint64_t seed, std::uint64_t offset = 0,
                      cudaStream_t stream = nullptr, workspace* ws = nullptr);
+// The same with the rows' count in device memory (scankit::device_n, device_n.hpp): values and out
+// hold the bound's rows; rows past the count are neither read nor written, and row r draws the
+// same token as with a host count.
+void sample_rows_top(const float* values, device_n rows, std::int64_t cols, std::int32_t* out,
+                     const top_sampling_options& options, std::uint64_t seed, std::uint64_t offset = 0,
+                     cudaStream_t stream = nullptr, workspace* ws = nullptr);
 
 }  // namespace scankit

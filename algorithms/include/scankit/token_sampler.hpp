@@ -71,6 +71,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_n.hpp"
+
 namespace scankit {
 
 enum class token_values : std::int32_t { logits = 0, probabilities = 1 };
@@ -116,6 +118,20 @@ void sample_tokens(const __half* values, std::int64_t input_rows, std::int64_t v
 void sample_tokens(const __nv_bfloat16* values, std::int64_t input_rows, std::int64_t vocab,
                    std::int64_t output_rows, const token_sampling_params& params,
                    const token_sampling_outputs& outputs, cudaStream_t stream = nullptr);
+
+// The same with the output rows' count in device memory (scankit::device_n, device_n.hpp), as a
+// pipeline or a graph captured for a largest batch has it: the launch is sized for the bound (its
+// rows, and its per-row arrays, hold the bound's rows); output rows past the count are neither read
+// nor written (tokens, logprobs, kept_probs), and row r draws the same token as with a host count.
+void sample_tokens(const float* values, std::int64_t input_rows, std::int64_t vocab, device_n output_rows,
+                   const token_sampling_params& params, const token_sampling_outputs& outputs,
+                   cudaStream_t stream = nullptr);
+void sample_tokens(const __half* values, std::int64_t input_rows, std::int64_t vocab, device_n output_rows,
+                   const token_sampling_params& params, const token_sampling_outputs& outputs,
+                   cudaStream_t stream = nullptr);
+void sample_tokens(const __nv_bfloat16* values, std::int64_t input_rows, std::int64_t vocab, device_n output_rows,
+                   const token_sampling_params& params, const token_sampling_outputs& outputs,
+                   cudaStream_t stream = nullptr);
 
 // Adds `step` to `count` device offsets (a CUDA graph's last node, so that the next replay draws
 // new tokens). Enqueued on `stream`.

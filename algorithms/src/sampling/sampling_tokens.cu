@@ -17,6 +17,11 @@ void sample_tokens(const float* values, std::int64_t input_rows, std::int64_t vo
   sample_tokens_of(values, input_rows, vocab, output_rows, params, outputs, stream);
 }
 
+void sample_tokens(const float* values, std::int64_t input_rows, std::int64_t vocab, device_n output_rows,
+                   const token_sampling_params& params, const token_sampling_outputs& outputs, cudaStream_t stream) {
+  sample_tokens_of(values, input_rows, vocab, output_rows, params, outputs, stream);
+}
+
 void advance_sampling_offsets(std::uint64_t* offsets, std::int64_t count, std::uint64_t step, cudaStream_t stream) {
   if (count < 0) throw error("scankit::advance_sampling_offsets: count is negative (" + std::to_string(count) + ")");
   if (count == 0) return;

@@ -8,4 +8,9 @@ void sample_tokens(const __half* values, std::int64_t input_rows, std::int64_t v
   sample_tokens_of(values, input_rows, vocab, output_rows, params, outputs, stream);
 }
 
+void sample_tokens(const __half* values, std::int64_t input_rows, std::int64_t vocab, device_n output_rows,
+                   const token_sampling_params& params, const token_sampling_outputs& outputs, cudaStream_t stream) {
+  sample_tokens_of(values, input_rows, vocab, output_rows, params, outputs, stream);
+}
+
 }  // namespace scankit

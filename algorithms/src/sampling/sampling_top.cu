@@ -8,12 +8,13 @@
 
 namespace scankit {
 
-void sample_rows_top(const float* values, std::int64_t rows, std::int64_t cols, std::int32_t* out,
-                     const top_sampling_options& options, std::uint64_t seed, std::uint64_t offset, cudaStream_t stream,
-                     workspace* ws) {
+namespace {
+
+// rows_device: the rows' count in device memory (rows is then its bound), or null.
+void draw_rows_top(const char* fn, const float* values, std::int64_t rows, std::int64_t cols, std::int32_t* out,
+                   const top_sampling_options& options, std::uint64_t seed, std::uint64_t offset, cudaStream_t stream,
+                   workspace* ws, const std::int64_t* rows_device) {
   using namespace device_detail::sampling;
-  const char* fn = "scankit::sample_rows_top";
-  const ::scankit::detail::nvtx_range nvtx(fn);
   if (rows < 0) throw error(std::string(fn) + ": rows is negative (" + std::to_string(rows) + ")");
   if (rows > max_bins) throw error(std::string(fn) + ": rows exceeds 2^31 - 1");
   if (cols < 0) throw error(std::string(fn) + ": cols is negative (" + std::to_string(cols) + ")");
@@ -25,8 +26,13 @@ void sample_rows_top(const float* values, std::int64_t rows, std::int64_t cols, 
   if (!(options.top_p > 0.0 && options.top_p <= 1.0))
     throw error(std::string(fn) + ": top_p must be in (0, 1] (" + std::to_string(options.top_p) + ")");
   if (rows == 0) return;
-  if (cols == 0) {
-    SCANKIT_CUDA_CHECK(cudaMemsetAsync(out, 0xff, sizeof(std::int32_t) * rows, stream));  // -1: an empty row
+  if (cols == 0) {  // -1: an empty row
+    if (rows_device == nullptr) {
+      SCANKIT_CUDA_CHECK(cudaMemsetAsync(out, 0xff, sizeof(std::int32_t) * rows, stream));
+    } else {
+      device_detail::launch_kernel("sampling empty rows", empty_rows_kernel<std::int32_t>,
+                                   dim3(grid_for(rows, draw_threads)), dim3(draw_threads), stream, out, rows, rows_device);
+    }
     return;
   }
   const std::int64_t tiles = rows_tiles(fn, rows, cols);
@@ -36,10 +42,29 @@ void sample_rows_top(const float* values, std::int64_t rows, std::int64_t cols, 
   auto* states = reinterpret_cast<top_row_state*>(scratch + draw_bytes);
   const float inv_temperature = 1.0f / options.temperature;
   const top_params params{options.logits, inv_temperature, options.top_k, options.top_p};
-  device_detail::launch_kernel("sampling top-k / top-p select", top_select_kernel, dim3(unsigned(rows)), dim3(top_threads), stream,
-                values, cols, params, states);
+  device_detail::launch_kernel("sampling top-k / top-p select", top_select_kernel, dim3(unsigned(rows)),
+                               dim3(top_threads), stream, values, cols, params, states, rows, rows_device);
   draw_rows_from(top_source{values, cols, states, options.logits, inv_temperature}, rows, cols, out, seed, offset,
-                 stream, scratch);
+                 stream, scratch, rows_device);
+}
+
+}  // namespace
+
+void sample_rows_top(const float* values, std::int64_t rows, std::int64_t cols, std::int32_t* out,
+                     const top_sampling_options& options, std::uint64_t seed, std::uint64_t offset, cudaStream_t stream,
+                     workspace* ws) {
+  const char* fn = "scankit::sample_rows_top";
+  const ::scankit::detail::nvtx_range nvtx(fn);
+  draw_rows_top(fn, values, rows, cols, out, options, seed, offset, stream, ws, nullptr);
+}
+
+void sample_rows_top(const float* values, device_n rows, std::int64_t cols, std::int32_t* out,
+                     const top_sampling_options& options, std::uint64_t seed, std::uint64_t offset, cudaStream_t stream,
+                     workspace* ws) {
+  const char* fn = "scankit::sample_rows_top";
+  const ::scankit::detail::nvtx_range nvtx(fn);
+  ::scankit::detail::check_device_n(fn, rows);
+  draw_rows_top(fn, values, rows.bound, cols, out, options, seed, offset, stream, ws, rows.count);
 }
 
 }  // namespace scankit

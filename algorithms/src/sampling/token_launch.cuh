@@ -13,6 +13,8 @@
 #include "scankit/device/util/launch.cuh"
 #include "scankit/device/util/launch_cluster.cuh"
 #include "scankit/error.hpp"
+#include "scankit/detail/check_arguments.hpp"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/token_sampler.hpp"
 
 namespace scankit {
@@ -65,9 +67,12 @@ unsigned blocks_per_row(std::int64_t vocab, std::int64_t output_rows) {
   return blocks;
 }
 
+// output_rows_device: the output rows' count in device memory (output_rows is then its bound), or
+// null. The launch and the cluster size are chosen for the bound.
 template <class T>
 void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t vocab, std::int64_t output_rows,
-                      const token_sampling_params& p, const token_sampling_outputs& o, cudaStream_t stream) {
+                      const token_sampling_params& p, const token_sampling_outputs& o, cudaStream_t stream,
+                      const std::int64_t* output_rows_device = nullptr) {
   const char* fn = "scankit::sample_tokens";
   const ::scankit::detail::nvtx_range nvtx(fn);
   check_arguments(fn, values, input_rows, vocab, output_rows, p, o);
@@ -83,6 +88,8 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
   args.tokens = o.tokens;
   args.logprobs = o.logprobs;
   args.kept_probs = o.kept_probs;
+  args.output_rows = output_rows;
+  args.output_rows_device = output_rows_device;
   const unsigned blocks = blocks_per_row(vocab, output_rows);
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
@@ -108,6 +115,14 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
   } else {
     launch(std::false_type{});
   }
+}
+
+// The same with the output rows' count in device memory.
+template <class T>
+void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t vocab, device_n output_rows,
+                      const token_sampling_params& p, const token_sampling_outputs& o, cudaStream_t stream) {
+  ::scankit::detail::check_device_n("scankit::sample_tokens", output_rows);
+  sample_tokens_of(values, input_rows, vocab, output_rows.bound, p, o, stream, output_rows.count);
 }
 
 }  // namespace

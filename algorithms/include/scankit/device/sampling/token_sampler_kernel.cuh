@@ -35,6 +35,7 @@
 #include "scankit/device/sampling/token_race.cuh"
 #include "scankit/device/sampling/token_row_blocks.cuh"
 #include "scankit/device/sampling/token_thresholds.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/shuffle.cuh"
 
 namespace scankit::device_detail::sampling {
@@ -67,6 +68,9 @@ struct token_kernel_args {
   std::int32_t* tokens;
   float* logprobs;
   float* kept_probs;
+  // The output rows' count in device memory (output_rows its bound), or null: the bound's rows.
+  std::int64_t output_rows;
+  const std::int64_t* output_rows_device;
 };
 
 // ---- the row's parameters ----------------------------------------------------------------------
@@ -111,6 +115,9 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   __shared__ token_row_state st;
   using blocks = token_row_blocks<Clustered>;
   const std::int64_t r = blocks::row();
+  // Rows past a device count leave before any barrier: every block of a cluster has the same row,
+  // so a cluster leaves whole and none of its blocks waits at a cluster barrier for another.
+  if (a.output_rows_device != nullptr && r >= items_to_process(a.output_rows, a.output_rows_device)) return;
   const bool leader = blocks::rank() == 0;  // writes the row's token and log-probability
   if (threadIdx.x == 0) token_load_row(a, r, st);
   __syncthreads();

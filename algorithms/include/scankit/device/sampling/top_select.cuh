@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "scankit/device/sampling/tile_cdf.cuh"
+#include "scankit/device/util/device_count.cuh"
 
 namespace scankit::device_detail::sampling {
 
@@ -125,10 +126,14 @@ __device__ std::uint32_t top_radix_select(const float* row, std::int64_t cols, f
   return prefix;
 }
 
+// rows_device: the rows' count in device memory (rows_bound its bound), or null; the blocks of rows
+// past it leave before any barrier, so they neither read their row nor write its state.
 __global__ void __launch_bounds__(top_threads) top_select_kernel(const float* x, std::int64_t cols, top_params p,
-                                                                  top_row_state* states) {
+                                                                  top_row_state* states, std::int64_t rows_bound,
+                                                                  const std::int64_t* rows_device) {
   __shared__ top_select_storage s;
   const std::int64_t row_index = blockIdx.x;
+  if (rows_device != nullptr && row_index >= items_to_process(rows_bound, rows_device)) return;
   const float* row = x + row_index * cols;
   // Pass 1: the largest value and whether any value is bad.
   float m = -INFINITY;
