@@ -16,6 +16,7 @@
 #include "scankit/device/sparse/csr_check_kernels.cuh"
 #include "scankit/device/sparse/spmv_dispatch.cuh"
 #include "scankit/device/sparse/spmv_transpose_kernel.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/launch.cuh"
 #include "scankit/device/tuning/tuning_spmv.cuh"
 #include "scankit/error.hpp"
@@ -157,10 +158,12 @@ dd::spmv_arguments<Index, Value> arguments_of(const csr_view<Index, Value>& m, c
           static_cast<long long>(m.nonzeros), x, y, alpha, beta};
 }
 
+// n_device: y's count in device memory (n is then its bound), or null.
 template <class Value>
-void scale(Value* y, long long n, Value beta, cudaStream_t stream) {
+void scale(Value* y, long long n, Value beta, cudaStream_t stream, const std::int64_t* n_device = nullptr) {
   if (n == 0) return;
-  dd::launch_kernel("spmv_scale_kernel", dd::spmv_scale_kernel<Value>, precompiled::grid_for(n), 256, stream, y, n, beta);
+  dd::launch_kernel("spmv_scale_kernel", dd::spmv_scale_kernel<Value>, precompiled::grid_for(n), 256, stream, y, n, beta,
+                    n_device);
 }
 
 template <class Index, class Value>
@@ -229,6 +232,51 @@ void spmv_once(Value alpha, const csr_view<Index, Value>& a, dense_vector<const 
   }
   const auto args = arguments_of(a, x.data, y.data, alpha, beta);
   if (resolved_kernel(options, s) == spmv_kernel::vector) return run_vector(args, resolved_width(options, s), stream);
+  run_merge(args, static_cast<const dd::merge_coordinate*>(nullptr), stream, ws);
+}
+
+// The rows' count in device memory: no analysis and no wait, so the kernel comes from the options
+// (automatic: merge_path, which costs every row its share whatever the lengths; vector: its width,
+// or one from the bounds' mean row length) and the launches are sized for the bounds.
+template <class Index, class Value>
+void spmv_counted(Value alpha, const csr_view<Index, Value>& a, device_n rows, dense_vector<const Value> x, Value beta,
+                  dense_vector<Value> y, cudaStream_t stream, workspace* ws, const spmv_options& options) {
+  const char* function = "scankit::sparse::spmv";
+  const ::scankit::detail::nvtx_range nvtx(function);
+  ::scankit::detail::check_device_n(function, rows);
+  if (rows.bound != static_cast<std::int64_t>(a.rows)) {
+    throw error(std::string(function) + ": device_n.bound (" + std::to_string(rows.bound) + ") is not a.rows (" +
+                std::to_string(a.rows) + "): the matrix's rows are the count's bound");
+  }
+  check_options(function, options);
+  if (options.column_blocks > 1) {
+    throw error(std::string(function) + ": column_blocks = " + std::to_string(options.column_blocks) +
+                " needs a plan, which a row count in device memory cannot have");
+  }
+  check_matrix(function, a);
+  check_vectors(function, a, options.operation, x, y);
+  if (y.size == 0) return;
+  const bool transposed = options.operation == spmv_operation::transpose;
+  // y's count: the counted rows of A x; every column of A^T x.
+  const std::int64_t* y_device = transposed ? nullptr : rows.count;
+  if (alpha == Value(0)) return scale(y.data, y.size, beta, stream, y_device);
+  auto args = arguments_of(a, x.data, y.data, alpha, beta);
+  args.rows_device = rows.count;
+  if (transposed) {
+    scale(y.data, y.size, beta, stream);
+    if (a.nonzeros == 0) return;
+    constexpr int K = transpose_items_per_thread;
+    const long long threads = (static_cast<long long>(a.rows) + a.nonzeros + K - 1) / K;
+    dd::launch_kernel("spmv_transpose_atomic_kernel", dd::spmv_transpose_atomic_kernel<K, Index, Value>,
+                      static_cast<unsigned>((threads + 255) / 256), 256, stream, args);
+    return;
+  }
+  if (options.kernel == spmv_kernel::vector) {
+    csr_row_statistics bounds;
+    bounds.rows = a.rows;
+    bounds.nonzeros = a.nonzeros;
+    return run_vector(args, resolved_width(options, bounds), stream);
+  }
   run_merge(args, static_cast<const dd::merge_coordinate*>(nullptr), stream, ws);
 }
 
@@ -454,6 +502,10 @@ std::size_t spmv_workspace_bytes(const spmv_plan<Index, Value>& plan) {
   void spmv(const spmv_plan<I, V>& plan, V alpha, dense_vector<const V> x, V beta, dense_vector<V> y,             \
             cudaStream_t stream, workspace* ws) {                                                                 \
     precompiled::spmv_planned(plan, alpha, x, beta, y, stream, ws);                                                 \
+  }                                                                                                               \
+  void spmv(V alpha, const csr_view<I, V>& a, device_n rows, dense_vector<const V> x, V beta, dense_vector<V> y,  \
+            cudaStream_t stream, workspace* ws, const spmv_options& options) {                                    \
+    precompiled::spmv_counted(alpha, a, rows, x, beta, y, stream, ws, options);                                     \
   }                                                                                                               \
   template class spmv_plan<I, V>;                                                                                 \
   template csr_row_statistics analyse_rows(const csr_view<I, V>&, cudaStream_t);                                  \

@@ -16,6 +16,18 @@
 //       unchanged; a's values may change between calls, except where the plan holds a copy of
 //       them (a transposed plan, or one with column blocks): then call plan.update_values().
 //
+//   spmv(alpha, a, rows, x, beta, y, stream, ws, options)
+//       The product over A's first *rows.count rows, the count in device memory (scankit::device_n,
+//       device_n.hpp), as an earlier step on the GPU left it (a frontier, a filtered row set): for
+//       A x, y[r] = alpha * (row r of A) x + beta * y[r] for r below the count, y past it untouched;
+//       for A^T x, y = alpha * (A's counted rows)^T x + beta * y. a.rows is the count's bound and
+//       a.nonzeros the nonzeros' bound (the arrays hold that many); the product reads offsets
+//       [0, count] and the nonzeros below offsets[count] (clamped to the bound). It neither checks
+//       the offsets nor analyses the rows (both would wait), so the kernel is the options' one:
+//       automatic means merge_path; vector takes options.vector_width, or one from the bounds' mean
+//       row length. Invalid offsets give a wrong product, never an access outside the arrays.
+//       Capturable in a CUDA graph (with a warmed workspace, it allocates nothing).
+//
 // Column blocks (plans only): when x is larger than the GPU's L2 cache and its gathers are
 // scattered, a merge-path plan cuts A into column blocks (a copy of A's columns and values, in
 // block order) and runs one product per block, each gathering from a slice of x that stays in
@@ -54,6 +66,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_n.hpp"
 #include "scankit/sparse/csr.hpp"
 #include "scankit/workspace.hpp"
 
@@ -170,7 +183,9 @@ class spmv_plan {
   void spmv(V alpha, const csr_view<I, V>& a, dense_vector<const V> x, V beta, dense_vector<V> y,             \
             cudaStream_t stream = nullptr, workspace* ws = nullptr, const spmv_options& options = {});        \
   void spmv(const spmv_plan<I, V>& plan, V alpha, dense_vector<const V> x, V beta, dense_vector<V> y,         \
-            cudaStream_t stream = nullptr, workspace* ws = nullptr);
+            cudaStream_t stream = nullptr, workspace* ws = nullptr);                                               \
+  void spmv(V alpha, const csr_view<I, V>& a, device_n rows, dense_vector<const V> x, V beta, dense_vector<V> y, \
+            cudaStream_t stream = nullptr, workspace* ws = nullptr, const spmv_options& options = {});
 SCANKIT_DECLARE_SPMV(std::int32_t, float)
 SCANKIT_DECLARE_SPMV(std::int32_t, double)
 SCANKIT_DECLARE_SPMV(std::int64_t, float)

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "scankit/device/util/device_count.cuh"
+
 namespace scankit::device_detail {
 
 struct merge_coordinate {
@@ -37,11 +39,20 @@ __device__ __forceinline__ merge_coordinate merge_path_search(long long diagonal
 }
 
 // coordinates[t] = the merge coordinate of diagonal min(t * tile_items, rows + nnz), t in [0, tiles].
+// With rows_device (the rows' count in device memory; rows and nnz its bounds), over the first count
+// rows and offsets[count] nonzeros (each clamped as spmv_merge_kernel.cuh's resolved()), so that the
+// tiles past them are empty.
 template <class Index>
 __global__ void merge_path_partition_kernel(const Index* offsets, long long rows, long long nnz, long long tiles,
-                                            long long tile_items, merge_coordinate* coordinates) {
+                                            long long tile_items, merge_coordinate* coordinates,
+                                            const std::int64_t* rows_device) {
   const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t > tiles) return;
+  if (rows_device != nullptr) {
+    rows = items_to_process(rows, rows_device);
+    const auto end = static_cast<long long>(offsets[rows]);
+    nnz = end < 0 ? 0 : (end > nnz ? nnz : end);
+  }
   const long long total = rows + nnz;
   const long long diagonal = t * tile_items < total ? t * tile_items : total;
   coordinates[t] = merge_path_search(diagonal, offsets + 1, rows, 0, nnz);

@@ -16,30 +16,39 @@
 #include "scankit/device/kernel/segmented_scan_kernel.cuh"
 #include "scankit/device/policy/scan_policy.cuh"
 #include "scankit/device/sparse/spmv_merge_kernel.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/operators.hpp"
 
 namespace scankit::device_detail {
 
 // The segmented scan's output: out[t] = run sum up to tile t; only a run's last tile acts.
+// Rows at or past the row count (rows, or the count in device memory when rows_device is set) are
+// the last tile's and the empty tiles' carry rows: they exist in no y.
 template <class Value>
 struct open_row_sink {
   const long long* carry_rows;
   long long tiles;
   long long rows;
+  const std::int64_t* rows_device;
   Value* y;
   Value alpha;
 
   struct slot {
     const long long* carry_rows;
     long long tiles, rows, t;
+    const std::int64_t* rows_device;
     Value* y;
     Value alpha;
     __device__ __forceinline__ void operator=(Value run_sum) const {
       const long long row = carry_rows[t];
-      if (row < rows && (t + 1 == tiles || carry_rows[t + 1] != row)) y[row] += alpha * run_sum;
+      if (row < items_to_process(rows, rows_device) && (t + 1 == tiles || carry_rows[t + 1] != row)) {
+        y[row] += alpha * run_sum;
+      }
     }
   };
-  __device__ __forceinline__ slot operator[](long long t) const { return {carry_rows, tiles, rows, t, y, alpha}; }
+  __device__ __forceinline__ slot operator[](long long t) const {
+    return {carry_rows, tiles, rows, t, rows_device, y, alpha};
+  }
 };
 
 // The fix-up's segmented scan: tuned for (Value, 8-byte row keys).
@@ -67,7 +76,7 @@ void launch_carry_fixup(const spmv_arguments<Index, Value>& a, const spmv_carrie
   carry_scan_args<Value> args{};
   args.values = carries.sums;
   args.heads = carry_heads<Value>{carries.rows, tiles, equal_to_op{}};
-  args.out = open_row_sink<Value>{carries.rows, tiles, a.rows, a.y, a.alpha};
+  args.out = open_row_sink<Value>{carries.rows, tiles, a.rows, a.rows_device, a.y, a.alpha};
   args.n = tiles;
   args.exclusive = false;
   args.init = Value(0);

@@ -52,13 +52,14 @@ spmv_merge_layout spmv_merge_workspace(long long tiles, bool needs_partition) {
   return l;
 }
 
+// rows_device: the rows' count in device memory (rows and nnz are then bounds), or null.
 template <class Policy, class Index>
 void launch_merge_partition(const Index* offsets, long long rows, long long nnz, merge_coordinate* coordinates,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, const std::int64_t* rows_device = nullptr) {
   const long long tiles = spmv_merge_tiles<Policy>(rows, nnz);
   const auto blocks = static_cast<unsigned>((tiles + 1 + 255) / 256);
   launch_kernel("merge_path_partition_kernel", merge_path_partition_kernel<Index>, blocks, 256, stream, offsets, rows,
-                nnz, tiles, static_cast<long long>(Policy::tile_items), coordinates);
+                nnz, tiles, static_cast<long long>(Policy::tile_items), coordinates, rows_device);
 }
 
 // The merge kernel's shared-memory carveout, once per kernel and device: the policy's percent, or
@@ -91,7 +92,9 @@ void set_merge_carveout(Kernel kernel) {
   }
 }
 
-// `partition` from a plan made for the same Policy, or nullptr to compute it into the workspace.
+// `partition` from a plan made for the same Policy, or nullptr to compute it into the workspace
+// (always with a row count in device memory: the launch is sized for the bounds, the partition
+// covers the counted rows).
 template <class Policy, class Index, class Value>
 void run_spmv_merge(const spmv_arguments<Index, Value>& args, const merge_coordinate* partition, cudaStream_t stream,
                     workspace* ws) {
@@ -110,7 +113,7 @@ void run_spmv_merge(const spmv_arguments<Index, Value>& args, const merge_coordi
   char* scratch = static_cast<char*>(view.scratch);
   if (partition == nullptr) {
     auto* coordinates = reinterpret_cast<merge_coordinate*>(scratch + layout.partition_at);
-    launch_merge_partition<Policy>(args.offsets, args.rows, args.nnz, coordinates, stream);
+    launch_merge_partition<Policy>(args.offsets, args.rows, args.nnz, coordinates, stream, args.rows_device);
     partition = coordinates;
   }
   const spmv_carries<Value> carries{reinterpret_cast<Value*>(scratch + layout.carries_at),

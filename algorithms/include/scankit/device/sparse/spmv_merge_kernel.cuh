@@ -2,7 +2,8 @@
 //
 // Tile t (block t) owns the positions [t * T, (t + 1) * T) of the merged list of row ends and
 // nonzeros (merge_path.cuh); its rows [row0, row1) end in it, its nonzeros [nz0, nz1) are summed
-// in it. Its coordinates come from a partition made before (a plan keeps it).
+// in it. Its coordinates come from a partition made before (a plan keeps it), which with a row
+// count in device memory covers the counted rows: the tiles past them are empty.
 //   1. The tile's row ends are copied into shared memory (16-byte asynchronous copies,
 //      range_stage.cuh) while its columns and values are read into registers, coalesced and with
 //      the streaming hint (A is read once; its lines should not push x out of L2 and L1), and
@@ -32,6 +33,7 @@
 #include "scankit/device/block/block_scan.cuh"
 #include "scankit/device/block/range_stage.cuh"
 #include "scankit/device/sparse/merge_path.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/operators.hpp"
 #include "scankit/segmented_operators.hpp"
 
@@ -64,7 +66,25 @@ struct spmv_arguments {
   Value* y;
   Value alpha;
   Value beta;  // 0: y is not read
+  // The rows' count in device memory, or null. With it, `rows` and `nnz` are bounds, and each
+  // kernel works on resolved(): the first count rows and their offsets[count] nonzeros.
+  const std::int64_t* rows_device = nullptr;
 };
+
+// The rows and nonzeros a launch works on: the arguments' own, or with a count in device memory,
+// the count clamped to [0, rows] and offsets[count] clamped to [0, nnz] (unchecked offsets give a
+// wrong product, never an access outside the arrays). The count and the offsets were written
+// before this launch in stream order, so plain loads see them.
+template <class Index, class Value>
+__device__ __forceinline__ spmv_arguments<Index, Value> resolved(spmv_arguments<Index, Value> a) {
+  if (a.rows_device != nullptr) {
+    a.rows = items_to_process(a.rows, a.rows_device);
+    const auto end = static_cast<long long>(a.offsets[a.rows]);
+    a.nnz = end < 0 ? 0 : (end > a.nnz ? a.nnz : end);
+    a.rows_device = nullptr;
+  }
+  return a;
+}
 
 // x[column], or x[0] for a column outside [0, cols): a bad index gives a wrong product, never a
 // read outside x. (One unsigned compare in the index's own width.)
@@ -110,10 +130,13 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const segmented_op<plus_op> combine{};
   __shared__ storage_t s;
 
-  merge_coordinate begin{0, 0}, end{a.rows, a.nnz};
+  merge_coordinate begin{0, 0}, end{0, 0};
   if (coordinates != nullptr) {
     begin = coordinates[blockIdx.x];
     end = coordinates[blockIdx.x + 1];
+  } else {  // one tile: the whole (resolved) matrix
+    const spmv_arguments<Index, Value> whole = resolved(a);
+    end = merge_coordinate{whole.rows, whole.nnz};
   }
   const int tile_rows = static_cast<int>(end.row - begin.row);
   const int tile_nonzeros = static_cast<int>(end.nonzero - begin.nonzero);

@@ -11,17 +11,21 @@
 
 namespace scankit::device_detail {
 
+// n_device: y's count in device memory (n its bound), or null.
 template <class Value>
-__global__ void spmv_scale_kernel(Value* y, long long n, Value beta) {
+__global__ void spmv_scale_kernel(Value* y, long long n_bound, Value beta, const std::int64_t* n_device) {
+  const long long n = items_to_process(n_bound, n_device);
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     y[i] = beta == Value(0) ? Value(0) : beta * y[i];
   }
 }
 
-// `a` is A (rows x cols); x has a.rows items, y a.cols (already scaled by beta).
+// `a` is A (rows x cols, resolved: with a device count, its first count rows); x has a.rows
+// items, y a.cols (already scaled by beta).
 template <int K, class Index, class Value>
-__global__ void spmv_transpose_atomic_kernel(const spmv_arguments<Index, Value> a) {
+__global__ void spmv_transpose_atomic_kernel(const spmv_arguments<Index, Value> args) {
+  const spmv_arguments<Index, Value> a = resolved(args);
   const long long total = a.rows + a.nnz;
   const long long first = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * K;
   if (first >= total) return;

@@ -15,7 +15,8 @@
 namespace scankit::device_detail {
 
 template <int Width, int Rows, int Chunks, int BlockThreads, class Index, class Value>
-__global__ void __launch_bounds__(BlockThreads) spmv_vector_kernel(const spmv_arguments<Index, Value> a) {
+__global__ void __launch_bounds__(BlockThreads) spmv_vector_kernel(const spmv_arguments<Index, Value> args) {
+  const spmv_arguments<Index, Value> a = resolved(args);
   static_assert((Width & (Width - 1)) == 0 && Width <= 32, "a group is a power of two lanes of one warp");
   using unsigned_index = std::make_unsigned_t<Index>;
   const int lane = static_cast<int>(threadIdx.x) & (Width - 1);
