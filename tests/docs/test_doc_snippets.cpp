@@ -356,7 +356,8 @@ void sort_precompiled(const float* d_keys_in, float* d_keys_out, const std::int3
 void sort_segmented(float* d_keys, float* d_sorted, const std::int32_t* d_values,
                     std::int32_t* d_values_sorted, float* d_spare, std::int64_t n,
                     const std::int64_t* d_offsets, std::int64_t num_segments, const scankit::sort_options& options,
-                    cudaStream_t stream, scankit::workspace& ws) {
+                    const std::int64_t* d_n, const std::int64_t* d_segments, cudaStream_t stream,
+                    scankit::workspace& ws) {
   scankit::segmented_sort_keys(d_keys, d_sorted, n, d_offsets, num_segments, stream, &ws);
   scankit::segmented_sort_pairs(d_keys, d_sorted, d_values, d_values_sorted, n, d_offsets,
                                 num_segments, stream, &ws, options);
@@ -366,6 +367,10 @@ void sort_segmented(float* d_keys, float* d_sorted, const std::int32_t* d_values
   scankit::segmented_sort_keys(keys, n, d_offsets, num_segments, stream, &ws);
   float* d_result = keys.current();
   (void)d_result;
+
+  // The items' and segments' counts from an earlier step on the GPU (out of place; no wait).
+  scankit::segmented_sort_pairs(d_keys, d_sorted, d_values, d_values_sorted, scankit::device_n{d_n, n},
+                                d_offsets, scankit::device_n{d_segments, num_segments}, stream, &ws);
 }
 
 void sort_top_k(const float* d_logits, const float* d_scores, const float* d_keys, const std::int64_t* d_offsets,

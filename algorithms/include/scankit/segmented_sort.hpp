@@ -24,6 +24,18 @@
 // throw scankit::cuda_error. With ws == nullptr temporary storage is taken and returned
 // stream-ordered; the *_workspace_bytes queries give what a wrapped workspace needs at most.
 //
+// Counts in device memory (scankit::device_n, device_n.hpp), out of place: n and num_segments may
+// each come from an earlier step on the GPU, with host bounds (the arrays hold n.bound items and
+// num_segments.bound + 1 offsets). Nothing is read back, so the call never waits and can be
+// captured in a CUDA graph. The offsets cannot be checked before the outputs are written: each
+// counted segment is clamped into [0, count of n] (its end to at least its begin) instead, so bad
+// offsets never make an access outside the arrays (overlapping segments give unspecified items).
+// Segments above a block's tile are sorted together: their items gathered into one buffer, two
+// stable device-wide sorts (by key, then by segment), and a scatter back. Temporary memory, taken
+// stream-ordered: 16 bytes per segment of the bound, and when the bounds allow a segment above a
+// block's tile, 2 x sizeof(K) + 8 bytes per item of the bound (20 for 2-byte keys); ws serves the
+// device-wide sorts. n.bound must be below 2^32. No double-buffer form.
+//
 // Precompiled: keys float, double, __half, __nv_bfloat16, int32, uint32, int64; values
 // int32, uint32, float, int64, uint64, double. Other key types and values of 1 to 16 bytes:
 // scankit/device/segmented_sort.cuh.
@@ -36,6 +48,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include "scankit/device_n.hpp"
 #include "scankit/double_buffer.hpp"
 #include "scankit/error.hpp"
 #include "scankit/sort_options.hpp"
@@ -49,13 +62,17 @@ namespace scankit {
   void segmented_sort_keys(const K* keys_in, K* keys_out, std::int64_t n, const O* offsets, std::int64_t num_segments, \
                            SCANKIT_SEGMENTED_SORT_TAIL);                                                          \
   void segmented_sort_keys(double_buffer<K>& keys, std::int64_t n, const O* offsets, std::int64_t num_segments,      \
+                           SCANKIT_SEGMENTED_SORT_TAIL);                                                          \
+  void segmented_sort_keys(const K* keys_in, K* keys_out, device_n n, const O* offsets, device_n num_segments,      \
                            SCANKIT_SEGMENTED_SORT_TAIL);
 
 #define SCANKIT_DECLARE_SEGMENTED_SORT_PAIRS(K, V, O)                                                              \
   void segmented_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n,       \
                             const O* offsets, std::int64_t num_segments, SCANKIT_SEGMENTED_SORT_TAIL);            \
   void segmented_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int64_t n, const O* offsets,     \
-                            std::int64_t num_segments, SCANKIT_SEGMENTED_SORT_TAIL);
+                            std::int64_t num_segments, SCANKIT_SEGMENTED_SORT_TAIL);                              \
+  void segmented_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, device_n n,           \
+                            const O* offsets, device_n num_segments, SCANKIT_SEGMENTED_SORT_TAIL);
 
 #define SCANKIT_DECLARE_SEGMENTED_SORT_WITH_VALUE(K, V)                                                           \
   SCANKIT_DECLARE_SEGMENTED_SORT_PAIRS(K, V, std::int32_t)                                                        \

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "precompiled_sort.cuh"
@@ -81,6 +82,57 @@ bool segmented_sort(const char* function, const device_detail::segmented_sort_ar
                                                                   precompiled_segment_sort<K, V>{stream, ws, large});
 }
 
+// The large segments of a call with counts in device memory: two counted precompiled sorts of
+// (key, position) and (segment rank, position) pairs (segmented_sort_large.cuh).
+template <class K>
+struct precompiled_counted_large_sort {
+  cudaStream_t stream;
+  workspace* ws;
+  sort_options options;  // the call's order, bit range and float order; onesweep
+  void by_key(const K* keys, K* sorted_keys, const std::uint32_t* positions, std::uint32_t* sorted_positions,
+              device_n count) const {
+    scankit::sort_pairs(keys, sorted_keys, positions, sorted_positions, count, stream, ws, options);
+  }
+  void by_rank(const std::uint32_t* ranks, std::uint32_t* sorted_ranks, const std::uint32_t* positions,
+               std::uint32_t* sorted_positions, device_n count, int rank_bits) const {
+    sort_options by_rank;
+    by_rank.end_bit = rank_bits;
+    by_rank.strategy = sort_strategy::onesweep;
+    scankit::sort_pairs(ranks, sorted_ranks, positions, sorted_positions, count, stream, ws, by_rank);
+  }
+};
+
+// V = void: keys only. The counts in device memory; out of place.
+template <class K, class V, class O>
+void segmented_sort_counted(const char* function, const device_detail::segmented_sort_arrays<K, segment_values_t<V>>& arrays,
+                            device_n n, const O* offsets, device_n num_segments, cudaStream_t stream, workspace* ws,
+                            const sort_options& options) {
+  detail::check_device_n(function, n);
+  detail::check_device_n(function, num_segments);
+  detail::check_sort_count(function, n.bound);
+  device_detail::check_segments(function, n.bound, offsets, num_segments.bound);
+  if (n.bound > static_cast<std::int64_t>(UINT32_MAX)) {
+    throw error(std::string(function) + ": n's bound (" + std::to_string(n.bound) +
+                ") must be below 2^32 with counts in device memory");
+  }
+  const std::int64_t bound = n.bound;
+  if constexpr (std::is_void_v<V>) {
+    detail::check_sort_arrays(function, bound, {device_detail::sort_array("keys_in", arrays.keys_in, bound, sizeof(K)),
+                                                device_detail::sort_array("keys_out", arrays.keys_out, bound, sizeof(K))});
+  } else {
+    detail::check_sort_arrays(function, bound,
+                              {device_detail::sort_array("keys_in", arrays.keys_in, bound, sizeof(K)),
+                               device_detail::sort_array("keys_out", arrays.keys_out, bound, sizeof(K)),
+                               device_detail::sort_array("values_in", arrays.values_in, bound, sizeof(V)),
+                               device_detail::sort_array("values_out", arrays.values_out, bound, sizeof(V))});
+  }
+  sort_options large = options;
+  large.strategy = sort_strategy::onesweep;
+  device_detail::run_segmented_sort_counted_call(function, arrays, bound, n.count, offsets, num_segments.bound,
+                                                 num_segments.count, stream, options, default_bit_key<K>{},
+                                                 precompiled_counted_large_sort<K>{stream, ws, large});
+}
+
 }  // namespace scankit::precompiled
 
 #define SCANKIT_DEFINE_SEGMENTED_SORT_KEYS(K, O)                                                                    \
@@ -98,6 +150,12 @@ bool segmented_sort(const char* function, const device_detail::segmented_sort_ar
                                 num_segments, stream, ws, options)) {                                              \
       keys.flip();                                                                                                 \
     }                                                                                                              \
+  }                                                                                                                   \
+  void segmented_sort_keys(const K* keys_in, K* keys_out, device_n n, const O* offsets, device_n num_segments,      \
+                           cudaStream_t stream, workspace* ws, const sort_options& options) {                      \
+    using namespace precompiled;                                                                                   \
+    segmented_sort_counted<K, void>("scankit::segmented_sort_keys", {keys_in, keys_out, nullptr, nullptr}, n,      \
+                                    offsets, num_segments, stream, ws, options);                                   \
   }
 
 #define SCANKIT_DEFINE_SEGMENTED_SORT_PAIRS(K, V, O)                                                               \
@@ -119,6 +177,13 @@ bool segmented_sort(const char* function, const device_detail::segmented_sort_ar
       keys.flip();                                                                                                 \
       values.flip();                                                                                               \
     }                                                                                                              \
+  }                                                                                                                   \
+  void segmented_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, device_n n,            \
+                            const O* offsets, device_n num_segments, cudaStream_t stream, workspace* ws,            \
+                            const sort_options& options) {                                                        \
+    using namespace precompiled;                                                                                   \
+    segmented_sort_counted<K, V>("scankit::segmented_sort_pairs", {keys_in, keys_out, raw(values_in),              \
+                                 raw(values_out)}, n, offsets, num_segments, stream, ws, options);                 \
   }
 
 #define SCANKIT_DEFINE_SEGMENTED_SORT_WITH_VALUE(K, V)                                                             \

@@ -31,6 +31,7 @@
 #include "scankit/detail/nvtx_range.hpp"
 #include "scankit/detail/sort_arguments.hpp"
 #include "scankit/device/sort.cuh"
+#include "scankit/device/sort/segmented_sort_counted.cuh"
 #include "scankit/device/sort/segmented_sort_dispatch.cuh"
 #include "scankit/double_buffer.hpp"
 #include "scankit/error.hpp"
@@ -76,6 +77,22 @@ int device_wide_passes(const char* function, const sort_options& options) {
   return radix_passes{begin_bit, end_bit, Policy::radix_bits}.count();
 }
 
+// Calls run(key) with the bit key the kernels take: for the default order of a float key, that of
+// the call's float order (as the sort: each order gets kernels without a per-key test of it); else
+// bit_key itself.
+template <class Key, class BitKey, class Run>
+void with_fixed_bit_key(const sort_options& options, const BitKey& bit_key, Run&& run) {
+  if constexpr (std::is_same_v<BitKey, default_bit_key<Key>> && scankit::detail::is_sort_float_v<Key>) {
+    if (options.floats == float_order::raw_bits) {
+      run(float_bit_key<Key, float_order::raw_bits>{});
+    } else {
+      run(float_bit_key<Key, float_order::total>{});
+    }
+  } else {
+    run(bit_key);
+  }
+}
+
 // Runs the call; returns whether the sorted segments are in the alternate buffers (a
 // double-buffered caller flips its selectors). A double-buffered call sorts into the buffers where
 // the device-wide sorts of large segments end (Policy: their pass shape; an even pass count ends
@@ -109,17 +126,32 @@ bool run_segmented_sort_call(const char* function, const segmented_sort_arrays<K
                          sort_large(sub, r.end - r.begin, key, passes, down);
                        });
   };
-  if constexpr (std::is_same_v<BitKey, default_bit_key<Key>> && scankit::detail::is_sort_float_v<Key>) {
-    // As the sort: each float order gets kernels without a per-key test of it.
-    if (options.floats == float_order::raw_bits) {
-      run(float_bit_key<Key, float_order::raw_bits>{});
-    } else {
-      run(float_bit_key<Key, float_order::total>{});
-    }
-  } else {
-    run(bit_key);
-  }
+  with_fixed_bit_key<Key>(options, bit_key, run);
   return arrays.double_buffered && to_alternate;
+}
+
+// The same with the items' and segments' counts in device memory (n and num_segments their bounds;
+// out of place only): run_segmented_sort_counted with the call's bit range, order and float order.
+// sort_large: as run_segmented_sort_counted's.
+template <class Key, class Value, class Offset, class BitKey, class SortLarge>
+void run_segmented_sort_counted_call(const char* function, const segmented_sort_arrays<Key, Value>& arrays,
+                                     std::int64_t n, const std::int64_t* n_device, const Offset* offsets,
+                                     std::int64_t num_segments, const std::int64_t* segments_device,
+                                     cudaStream_t stream, const sort_options& options, const BitKey& bit_key,
+                                     SortLarge&& sort_large) {
+  const ::scankit::detail::nvtx_range nvtx(function);
+  check_types<Key, Value, BitKey>();
+  int begin_bit = 0, end_bit = 0;
+  detail::resolve_bit_range(function, options, key_bits<Key, BitKey>, begin_bit, end_bit);
+  const bool descending = options.order == sort_order::descending;
+  const auto run = [&](const auto& fixed_key) {
+    using fixed = std::decay_t<decltype(fixed_key)>;
+    const segmented_sort_call<Key, Value, fixed> call{arrays.keys_in, arrays.keys_out, arrays.values_in,
+                                                      arrays.values_out};
+    run_segmented_sort_counted(call, n, n_device, offsets, num_segments, segments_device, begin_bit, end_bit,
+                               descending, fixed_key, stream, sort_large);
+  };
+  with_fixed_bit_key<Key>(options, bit_key, run);
 }
 
 // The template API's sort of one large segment: the device-wide radix sort with Policy.

@@ -65,6 +65,17 @@ struct segmented_sort_shapes {
   static constexpr segment_class_limits limits = segment_limits_of<entry>();
 };
 
+// The shapes of a call's items: keys, or keys and values.
+template <class Key, class Value>
+using segment_shapes_for =
+    segmented_sort_shapes<sizeof(Key) + (std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value))>;
+
+inline int current_device() {
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
 // keys_out may equal keys_in (and values_out values_in): see the top of this file.
 template <class Key, class Value, class BitKey>
 struct segmented_sort_call {
@@ -73,6 +84,14 @@ struct segmented_sort_call {
   const Value* values_in;  // null: keys only
   Value* values_out;
 };
+
+// What the segment kernels take of a call.
+template <class Key, class Value, class BitKey>
+segment_sort_args<Key, Value, BitKey> segment_args_of(const segmented_sort_call<Key, Value, BitKey>& call, int begin_bit,
+                                                      int end_bit, bool descending, const BitKey& bit_key) {
+  return {call.keys_in, call.keys_out, call.values_in, call.values_out, radix_passes{begin_bit, end_bit, 8},
+          bit_key,      descending};
+}
 
 // Device memory the segmented sort takes for itself (the census, then the lists of segments), at
 // most, for num_segments segments; the device-wide sorts of large segments take theirs after.
@@ -83,7 +102,7 @@ inline std::size_t segmented_sort_own_bytes(long long num_segments) {
 }
 
 template <class Policy, class Key, class Value, class BitKey>
-void launch_segment_blocks(const segment_range* list, unsigned long long count,
+void launch_segment_blocks(const segment_range* list, unsigned long long count, int segment_class,
                            const segment_sort_args<Key, Value, BitKey>& args, int device, cudaStream_t stream) {
   if (count == 0) return;
   constexpr std::size_t smem = radix_block_sort_bytes<Policy, Key, Value>();
@@ -93,7 +112,7 @@ void launch_segment_blocks(const segment_range* list, unsigned long long count,
   for (unsigned long long done = 0; done < count; done += max_grid) {
     const auto grid = static_cast<unsigned>(std::min(count - done, max_grid));
     launch_kernel_smem("segment_block_kernel (segmented sort)", kernel, grid, Policy::block_threads, smem, stream,
-                       list + done, args);
+                       segment_class_list{list + done, grid, nullptr, segment_class}, args);
   }
 }
 
@@ -104,7 +123,7 @@ void launch_block_classes(const segment_range* lists, const segment_list_starts&
                           std::integer_sequence<int, B...>) {
   constexpr int first = segment_first_block_class;
   (launch_segment_blocks<typename Shapes::template shape<B>>(lists + starts.first[first + B], census.counts[first + B],
-                                                             args, device, stream),
+                                                             first + B, args, device, stream),
    ...);
 }
 
@@ -122,11 +141,9 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
                         const Offset* offsets, long long segments, int begin_bit, int end_bit, bool descending,
                         const BitKey& bit_key, cudaStream_t stream, workspace* ws, SortLarge&& sort_large) {
   if (segments == 0) return;
-  constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
-  using shapes = segmented_sort_shapes<sizeof(Key) + (has_values ? sizeof(Value) : 0)>;
+  using shapes = segment_shapes_for<Key, Value>;
   constexpr segment_class_limits limits = shapes::limits;
-  int device = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  const int device = current_device();
 
   // 1. The census, read back: nothing has been written to the outputs yet.
   segment_census census{};
@@ -138,7 +155,7 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
     constexpr auto count_kernel = segment_count_kernel<Offset>;
     launch_kernel("segment_count_kernel (segmented sort)", count_kernel,
                   segment_grid<count_kernel>(tiles_of<segment_pass_tile<segment_count_per_thread>>(segments), device),
-                  segment_pass_threads, stream, offsets, segments, n, limits, d_census);
+                  segment_pass_threads, stream, offsets, segments, n, limits, d_census, segment_device_counts{});
     SCANKIT_CUDA_CHECK(cudaMemcpyAsync(&census, d_census, sizeof(segment_census), cudaMemcpyDeviceToHost, stream));
     SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
@@ -150,15 +167,10 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
                 ") is not a range inside [0, n] (n = " + std::to_string(n) + ")");
   }
 
-  const segment_sort_args<Key, Value, BitKey> args{call.keys_in,   call.keys_out, call.values_in,
-                                                   call.values_out, radix_passes{begin_bit, end_bit, 8},
-                                                   bit_key,       descending};
-  segment_list_starts starts{};
+  const auto args = segment_args_of(call, begin_bit, end_bit, descending, bit_key);
+  const segment_list_starts starts = list_starts_of(census);
   long long listed = 0;
-  for (int c = segment_by_pass + 1; c < segment_classes; ++c) {
-    starts.first[c] = listed;
-    listed += static_cast<long long>(census.counts[c]);
-  }
+  for (int c = segment_by_pass + 1; c < segment_classes; ++c) listed += static_cast<long long>(census.counts[c]);
   std::vector<segment_range> device_ranges(static_cast<std::size_t>(census.counts[segment_by_device]));
 
   // 2 and 3: the small segments sorted and the others listed, the device-wide class's ranges read
@@ -169,8 +181,9 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
   if (listed == 0) {
     if (census.counts[segment_by_pass] > 0) {
       launch_kernel("segment_small_kernel (segmented sort)", small_kernel, small_grid, segment_pass_threads, stream,
-                    offsets, segments, limits, starts, static_cast<unsigned long long*>(nullptr),
-                    static_cast<segment_range*>(nullptr), args);
+                    offsets, segments, n, limits, starts, static_cast<unsigned long long*>(nullptr),
+                    static_cast<segment_range*>(nullptr), args, static_cast<const segment_census*>(nullptr),
+                    segment_device_counts{});
     }
   } else {
     const std::size_t list_bytes = round_up_256(static_cast<std::size_t>(listed) * sizeof(segment_range));
@@ -181,7 +194,8 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
     auto* cursors = reinterpret_cast<unsigned long long*>(scratch + list_bytes);
     SCANKIT_CUDA_CHECK(cudaMemsetAsync(cursors, 0, cursor_bytes, stream));
     launch_kernel("segment_small_kernel (segmented sort)", small_kernel, small_grid, segment_pass_threads, stream,
-                  offsets, segments, limits, starts, cursors, lists, args);
+                  offsets, segments, n, limits, starts, cursors, lists, args, static_cast<const segment_census*>(nullptr),
+                  segment_device_counts{});
     if (!device_ranges.empty()) {
       SCANKIT_CUDA_CHECK(cudaMemcpyAsync(device_ranges.data(), lists + starts.first[segment_by_device],
                                          device_ranges.size() * sizeof(segment_range), cudaMemcpyDeviceToHost, stream));
@@ -191,7 +205,8 @@ void run_segmented_sort(const char* function, const segmented_sort_call<Key, Val
       constexpr auto thread_kernel = segment_thread_kernel<Key, Value, BitKey>;
       launch_kernel("segment_thread_kernel (segmented sort)", thread_kernel,
                     segment_grid<thread_kernel>(tiles_of<segment_pass_threads>(static_cast<long long>(count)), device),
-                    segment_pass_threads, stream, lists + starts.first[segment_by_thread], count, args);
+                    segment_pass_threads, stream,
+                    segment_class_list{lists + starts.first[segment_by_thread], count, nullptr, segment_by_thread}, args);
     }
     launch_block_classes<shapes>(lists, starts, census, args, device, stream,
                                  std::make_integer_sequence<int, segment_block_classes>{});

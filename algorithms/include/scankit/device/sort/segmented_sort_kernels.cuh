@@ -9,7 +9,13 @@
 //   segment_block_kernel     one block per listed segment: the one-block radix sort's tile
 //                            (radix_block_sort.cuh) on that segment
 // Segments above the largest block tile go to the device-wide sort, one call each
-// (segmented_sort_dispatch.cuh). Every path is stable, so equal keys keep their input order.
+// (segmented_sort_dispatch.cuh), or with counts in device memory all at once
+// (segmented_sort_large.cuh). Every path is stable, so equal keys keep their input order.
+//
+// Counts in device memory (segment_device_counts): the kernels read the segments' and the items'
+// counts when they run, clamp each segment into [0, items] instead of checking it (nothing can be
+// reported to the host before the outputs are written), and find where each class's list starts
+// from the census in device memory; the block kernels then loop over their class's list.
 #pragma once
 
 #include <algorithm>
@@ -20,6 +26,7 @@
 #include "scankit/device/sort/radix_block_sort.cuh"
 #include "scankit/device/sort/radix_digits.cuh"
 #include "scankit/device/sort/radix_histogram.cuh"
+#include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/shuffle.cuh"
 
 namespace scankit::device_detail {
@@ -71,6 +78,26 @@ __device__ __forceinline__ bool segment_bounds_ok(Offset begin, Offset end, Offs
   return begin >= 0 && end >= begin && end <= n;
 }
 
+// A segment moved into [0, n] and made non-decreasing: the bounds of a call that cannot check its
+// offsets (the counts in device memory). Valid bounds are unchanged.
+template <class Offset>
+__device__ __forceinline__ void clamp_segment(Offset& begin, Offset& end, Offset n) {
+  begin = begin < Offset{0} ? Offset{0} : (begin > n ? n : begin);
+  end = end < begin ? begin : (end > n ? n : end);
+}
+
+// The counts of a call that holds them in device memory (both set), or none (both null: the
+// launch's host counts). Kernels resolve them once, before their loops.
+struct segment_device_counts {
+  const std::int64_t* segments = nullptr;
+  const std::int64_t* items = nullptr;
+
+  __device__ __forceinline__ bool counted() const { return segments != nullptr; }
+  // The count clamped to [0, bound] (device_count.cuh), or the bound itself.
+  __device__ __forceinline__ long long segments_or(long long bound) const { return items_to_process(bound, segments); }
+  __device__ __forceinline__ long long items_or(long long bound) const { return items_to_process(bound, items); }
+};
+
 // The census and the small-segment pass run 256-thread blocks, at least segment_pass_min_blocks of
 // them on each SM (their registers capped to fit, without spills): both are bound by loads in
 // flight, which a thread's several segments provide.
@@ -113,10 +140,13 @@ __device__ __forceinline__ void load_segment_bounds(const Offset* offsets, long 
 // Each thread counts its segments' classes in registers over a grid-stride loop (the grid is what
 // the GPU holds at once); the block sums the counts (shuffles, then one shared slot per warp) and
 // adds each class once. An atomic per segment would serialise on six addresses.
+// With counts in device memory, segments and n are their bounds, and bounds are clamped, not checked.
 template <class Offset>
 __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
     segment_count_kernel(const Offset* offsets, long long segments, long long n, segment_class_limits limits,
-                         segment_census* census) {
+                         segment_census* census, segment_device_counts device_counts) {
+  segments = device_counts.segments_or(segments);
+  n = device_counts.items_or(n);
   constexpr int per = segment_count_per_thread;
   constexpr long long tile = segment_pass_tile<per>;
   // A thread's own counts fit 32 bits: it sees one segment in (resident threads) of them.
@@ -133,7 +163,9 @@ __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
       const long long s = first + j * segment_pass_threads + threadIdx.x;
       if (s >= segments) continue;
       // n fits Offset (int32 offsets are refused for larger n before any launch).
-      if (!segment_bounds_ok(begin[j], end[j], static_cast<Offset>(n))) {
+      if (device_counts.counted()) {
+        clamp_segment(begin[j], end[j], static_cast<Offset>(n));
+      } else if (!segment_bounds_ok(begin[j], end[j], static_cast<Offset>(n))) {
         atomicMin(&census->first_bad, static_cast<unsigned long long>(s));
         continue;
       }
@@ -168,6 +200,35 @@ __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
 // Where each class's ranges start in the lists (the listing pass's own class is not listed).
 struct segment_list_starts {
   long long first[segment_classes];
+};
+
+// The lists' starts from the census: the classes one after another.
+__host__ __device__ __forceinline__ segment_list_starts list_starts_of(const segment_census& census) {
+  segment_list_starts starts{};
+  long long listed = 0;
+  for (int c = segment_by_pass + 1; c < segment_classes; ++c) {
+    starts.first[c] = listed;
+    listed += static_cast<long long>(census.counts[c]);
+  }
+  return starts;
+}
+
+// A class's list: the host's pointer and count, or with the census in device memory (a call with
+// counts there) the lists' base and the class, resolved when the kernel runs.
+struct segment_class_list {
+  const segment_range* ranges;          // the class's first range, or the lists' base
+  unsigned long long count;             // the class's ranges (unused with the census)
+  const segment_census* census;         // null: ranges and count are the host's
+  int segment_class;
+
+  __device__ __forceinline__ void resolve(const segment_range*& first, unsigned long long& n) const {
+    first = ranges;
+    n = count;
+    if (census != nullptr) {
+      first += list_starts_of(*census).first[segment_class];
+      n = census->counts[segment_class];
+    }
+  }
 };
 
 template <class Key, class Value, class BitKey>
@@ -230,12 +291,13 @@ __device__ __forceinline__ void sort_segment_in_thread(const segment_sort_args<K
   }
 }
 
-// One thread per range of `segments` (the thread class's list: count ranges, each of at most
-// segment_thread_items items).
+// One thread per range of the thread class's list (each of at most segment_thread_items items).
 template <class Key, class Value, class BitKey>
 __global__ void __launch_bounds__(segment_pass_threads)
-    segment_thread_kernel(const segment_range* segments, unsigned long long count,
-                          const segment_sort_args<Key, Value, BitKey> args) {
+    segment_thread_kernel(const segment_class_list list, const segment_sort_args<Key, Value, BitKey> args) {
+  const segment_range* segments = nullptr;
+  unsigned long long count = 0;
+  list.resolve(segments, count);
   for (unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; t < count;
        t += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
     const segment_range r = segments[t];
@@ -251,7 +313,9 @@ constexpr int segment_stage_items =
 // One pass over the segments. Segments of one or two items (the common tiny case) are sorted on
 // the way; the others are listed: lists[starts.first[c] + i], i < the census's count of class c,
 // in no particular order (each segment is sorted on its own). cursors: one zeroed counter per
-// class, null when no segment is listed. Bounds were checked by the census.
+// class, null when no segment is listed. Bounds were checked by the census. With counts in device
+// memory, bounds are clamped as the census clamped them, the starts come from `census` (in device
+// memory), and no tile is staged: staging trusts the tile's offsets to be one increasing run.
 //
 // A tile whose segments hold at most segment_stage_items items in all is staged: the block copies
 // the tile's items into shared memory with coalesced loads (all issued before any is used), each
@@ -261,9 +325,10 @@ constexpr int segment_stage_items =
 // threads straight from global memory.
 template <class Offset, class Key, class Value, class BitKey>
 __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
-    segment_small_kernel(const Offset* offsets, long long segments, segment_class_limits limits,
+    segment_small_kernel(const Offset* offsets, long long segments, long long n, segment_class_limits limits,
                          segment_list_starts starts, unsigned long long* cursors, segment_range* lists,
-                         const segment_sort_args<Key, Value, BitKey> args) {
+                         const segment_sort_args<Key, Value, BitKey> args, const segment_census* census,
+                         segment_device_counts device_counts) {
   static_assert(segment_pass_items == 2, "the pass sorts segments of one and two items");
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
   constexpr std::size_t value_bytes = has_values ? sizeof(Value) : 0;
@@ -280,15 +345,24 @@ __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
              sort_bits_in_range(b, args.bit_key, args.passes, args.descending));
   };
 
+  const bool counted = device_counts.counted();
+  segments = device_counts.segments_or(segments);
+  n = device_counts.items_or(n);
+  if (counted) starts = list_starts_of(*census);
+
   // The loop's bound is the same for the whole block, so every lane reaches the barriers and
   // ballots below.
   for (long long first = blockIdx.x * tile; first < segments; first += static_cast<long long>(gridDim.x) * tile) {
     Offset begin[per], end[per];
     load_segment_bounds(offsets, segments, first, begin, end);
+    if (counted) {
+#pragma unroll
+      for (int j = 0; j < per; ++j) clamp_segment(begin[j], end[j], static_cast<Offset>(n));
+    }
     const long long last = first + tile < segments ? first + tile : segments;
     const long long lo = static_cast<long long>(offsets[first]);
     const long long items = static_cast<long long>(offsets[last]) - lo;
-    if (items <= stage_items) {
+    if (!counted && items <= stage_items) {
       // Staged. The barrier at the end keeps the next tile's copy-in off this tile's copy-out.
 #pragma unroll
       for (int k = 0; k < (stage_items + segment_pass_threads - 1) / segment_pass_threads; ++k) {
@@ -368,23 +442,31 @@ __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
   }
 }
 
-// One block per range of `segments` (a class's list), each at most Policy::tile_items items.
+// The ranges of a class's list (each at most Policy::tile_items items), one block each: the host
+// launches a block per range; with the census in device memory the grid is what the GPU holds,
+// and each block takes ranges a grid apart.
 template <class Policy, class Key, class Value, class BitKey>
 __global__ void __launch_bounds__(Policy::block_threads)
-    segment_block_kernel(const segment_range* segments, const segment_sort_args<Key, Value, BitKey> args) {
-  const segment_range r = segments[blockIdx.x];
-  radix_block_sort_args<Key, Value, BitKey> tile{};
-  tile.keys_in = args.keys_in + r.begin;
-  tile.keys_out = args.keys_out + r.begin;
-  if constexpr (!std::is_same_v<Value, radix_no_values>) {
-    tile.values_in = args.values_in + r.begin;
-    tile.values_out = args.values_out + r.begin;
+    segment_block_kernel(const segment_class_list list, const segment_sort_args<Key, Value, BitKey> args) {
+  const segment_range* segments = nullptr;
+  unsigned long long count = gridDim.x;
+  list.resolve(segments, count);
+  for (unsigned long long i = blockIdx.x; i < count; i += gridDim.x) {
+    const segment_range r = segments[i];
+    radix_block_sort_args<Key, Value, BitKey> tile{};
+    tile.keys_in = args.keys_in + r.begin;
+    tile.keys_out = args.keys_out + r.begin;
+    if constexpr (!std::is_same_v<Value, radix_no_values>) {
+      tile.values_in = args.values_in + r.begin;
+      tile.values_out = args.values_out + r.begin;
+    }
+    tile.n = static_cast<int>(r.end - r.begin);
+    tile.passes = args.passes;
+    tile.bit_key = args.bit_key;
+    tile.descending = args.descending;
+    radix_block_sort_tile<Policy>(tile);
+    __syncthreads();  // the next range's tile reuses the shared memory
   }
-  tile.n = static_cast<int>(r.end - r.begin);
-  tile.passes = args.passes;
-  tile.bit_key = args.bit_key;
-  tile.descending = args.descending;
-  radix_block_sort_tile<Policy>(tile);
 }
 
 }  // namespace scankit::device_detail
