@@ -7,7 +7,9 @@
 //   tiny_1_2              one- and two-item segments
 //   large_16              16 segments of 2^24
 //   uniform_1_2000_pairs  the first with int32 values
-// Rows: copy (cudaMemcpyAsync D2D of the keys and values), cub, scankit.
+// Rows: copy (cudaMemcpyAsync D2D of the keys and values), cub, scankit, and scankit_device_counts
+// (the precompiled call with the items' and segments' counts in device memory, scankit::device_n:
+// no read-back, the segments above a block's tile gathered and sorted together).
 // Counters: ms (median), Gkeys_per_s, frac_floor (copy time / this time), vs_cub (CUB time / this
 // time, > 1: faster than CUB). Each scankit row's output is compared on the device with CUB's
 // (both stable: the same keys and values) before it is timed; a mismatch fails the row.
@@ -31,6 +33,8 @@
 #include <cuda_runtime.h>
 
 #include "scankit/device/segmented_sort.cuh"
+#include "scankit/device_n.hpp"
+#include "scankit/segmented_sort.hpp"
 #include "scankit/workspace.hpp"
 
 namespace {
@@ -103,12 +107,13 @@ struct workload_data {
   i64 n = 0, segments = 0;
   float *keys = nullptr, *cub_keys = nullptr, *our_keys = nullptr;
   std::int32_t *values = nullptr, *cub_values = nullptr, *our_values = nullptr, *offsets = nullptr;
+  std::int64_t* counts = nullptr;  // the items' and the segments' counts, for the device-count row
   void* temp = nullptr;
   std::size_t temp_bytes = 0;
   ~workload_data() {
     for (void* p : {static_cast<void*>(keys), static_cast<void*>(cub_keys), static_cast<void*>(our_keys),
                     static_cast<void*>(values), static_cast<void*>(cub_values), static_cast<void*>(our_values),
-                    static_cast<void*>(offsets), temp}) {
+                    static_cast<void*>(offsets), static_cast<void*>(counts), temp}) {
       if (p) (void)cudaFree(p);
     }
   }
@@ -133,6 +138,9 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
     BENCH_CHECK(cudaMalloc(&d.our_keys, n * sizeof(float)));
     BENCH_CHECK(cudaMalloc(&d.offsets, offsets.size() * sizeof(std::int32_t)));
     BENCH_CHECK(cudaMemcpy(d.offsets, offsets.data(), offsets.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    const std::int64_t counts[2] = {n, d.segments};
+    BENCH_CHECK(cudaMalloc(&d.counts, sizeof(counts)));
+    BENCH_CHECK(cudaMemcpy(d.counts, counts, sizeof(counts), cudaMemcpyHostToDevice));
     fill_keys_kernel<<<2048, 256, 0, g_gpu.stream>>>(d.keys, n, mix64(std::hash<std::string>{}(workload)));
     BENCH_CHECK(cudaGetLastError());
     if (pairs) {
@@ -175,15 +183,27 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
   } else {
     scankit::sort_options options;
     options.floats = scankit::float_order::raw_bits;  // CUB's order, so the outputs compare
-    launch = [&d, pairs, options] {
-      if (pairs) {
-        scankit::device::segmented_sort_pairs(d.keys, d.our_keys, d.values, d.our_values, d.n, d.offsets, d.segments,
-                                              g_gpu.stream, g_ws, options);
-      } else {
-        scankit::device::segmented_sort_keys(d.keys, d.our_keys, d.n, d.offsets, d.segments, g_gpu.stream, g_ws,
-                                             options);
-      }
-    };
+    if (row == "scankit") {
+      launch = [&d, pairs, options] {
+        if (pairs) {
+          scankit::device::segmented_sort_pairs(d.keys, d.our_keys, d.values, d.our_values, d.n, d.offsets, d.segments,
+                                                g_gpu.stream, g_ws, options);
+        } else {
+          scankit::device::segmented_sort_keys(d.keys, d.our_keys, d.n, d.offsets, d.segments, g_gpu.stream, g_ws,
+                                               options);
+        }
+      };
+    } else {
+      launch = [&d, pairs, options] {
+        const scankit::device_n items{d.counts, d.n}, segments{d.counts + 1, d.segments};
+        if (pairs) {
+          scankit::segmented_sort_pairs(d.keys, d.our_keys, d.values, d.our_values, items, d.offsets, segments,
+                                        g_gpu.stream, g_ws, options);
+        } else {
+          scankit::segmented_sort_keys(d.keys, d.our_keys, items, d.offsets, segments, g_gpu.stream, g_ws, options);
+        }
+      };
+    }
     BENCH_CHECK(cudaMemsetAsync(d.our_keys, 0xA5, d.n * sizeof(float), g_gpu.stream));
     if (pairs) BENCH_CHECK(cudaMemsetAsync(d.our_values, 0xA5, d.n * sizeof(std::int32_t), g_gpu.stream));
     launch();
@@ -210,7 +230,7 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
 }
 
 void add_workload(const std::string& name, sizes_kind kind, bool pairs) {
-  for (const std::string row : {"copy", "cub", "scankit"}) {
+  for (const std::string row : {"copy", "cub", "scankit", "scankit_device_counts"}) {
     benchmark::RegisterBenchmark((name + "/" + row).c_str(),
                                  [name, row, kind, pairs](benchmark::State& s) {
                                    try {
@@ -242,7 +262,7 @@ void setup_gpu() {
 
 int print_summary() {
   return scankit_bench::print_summary_table(
-      36, {{"ms", 10, 4}, {"Gkeys/s", 12, 2}, {"of floor", 10, 3}, {"vs CUB", 8, 3}}, g_summary);
+      44, {{"ms", 10, 4}, {"Gkeys/s", 12, 2}, {"of floor", 10, 3}, {"vs CUB", 8, 3}}, g_summary);
 }
 
 void teardown_gpu() {

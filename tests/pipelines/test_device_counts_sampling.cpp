@@ -242,7 +242,7 @@ TEST(DeviceCounts, SampleTokens) {
   SCANKIT_SEEDED(seed);
   std::mt19937_64 rng(seed);
   check_sample_tokens<float>(29, 3000, rng);      // one block per row
-  check_sample_tokens<float>(3, 70'000, rng);     // clusters of several blocks per row (sm_90 on)
+  check_sample_tokens<float>(3, 70'000, rng);     // clusters of 8 blocks per row (sm_90 on)
   check_sample_tokens<__nv_bfloat16>(11, 5000, rng);
 }
 
