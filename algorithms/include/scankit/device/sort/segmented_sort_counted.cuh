@@ -97,7 +97,7 @@ void launch_counted_block_class(const segment_range* lists, const segment_census
                                 cudaStream_t stream) {
   if (most <= 0) return;
   constexpr std::size_t smem = radix_block_sort_bytes<Policy, Key, Value>();
-  constexpr auto kernel = segment_block_kernel<Policy, Key, Value, BitKey>;
+  constexpr auto kernel = segment_block_kernel<Policy, Key, Value, BitKey, true>;
   allow_dynamic_shared_memory<kernel>(device, smem);
   const auto grid = static_cast<unsigned>(std::min(most, resident_blocks_with<kernel, Policy::block_threads, smem>(device)));
   launch_kernel_smem("segment_block_kernel (segmented sort, counted)", kernel, grid, Policy::block_threads, smem, stream,
@@ -188,7 +188,7 @@ void run_segmented_sort_counted(const segmented_sort_call<Key, Value, BitKey>& c
 
   // 2. The small segments sorted, the others listed.
   const auto args = segment_args_of(call, begin_bit, end_bit, descending, bit_key);
-  constexpr auto small_kernel = segment_small_kernel<Offset, Key, Value, BitKey>;
+  constexpr auto small_kernel = segment_small_kernel<Offset, Key, Value, BitKey, true>;
   launch_kernel("segment_small_kernel (segmented sort, counted)", small_kernel,
                 segment_grid<small_kernel>(tiles_of<segment_pass_tile<segment_list_per_thread>>(segments), device),
                 segment_pass_threads, stream, offsets, segments, n, limits, segment_list_starts{}, cursors, lists, args,
@@ -197,7 +197,7 @@ void run_segmented_sort_counted(const segmented_sort_call<Key, Value, BitKey>& c
   // 3. The listed classes.
   const long long thread_most = std::min(segments, n / (segment_pass_items + 1));
   if (thread_most > 0) {
-    constexpr auto thread_kernel = segment_thread_kernel<Key, Value, BitKey>;
+    constexpr auto thread_kernel = segment_thread_kernel<Key, Value, BitKey, true>;
     launch_kernel("segment_thread_kernel (segmented sort, counted)", thread_kernel,
                   segment_grid<thread_kernel>(tiles_of<segment_pass_threads>(thread_most), device), segment_pass_threads,
                   stream, segment_class_list{lists, 0, census, segment_by_thread}, args);

@@ -221,11 +221,15 @@ struct segment_class_list {
   const segment_census* census;         // null: ranges and count are the host's
   int segment_class;
 
+  // The start is summed here rather than taken from list_starts_of: its array indexed by the
+  // run-time class would live in local memory (a stack frame in every kernel that takes a list).
   __device__ __forceinline__ void resolve(const segment_range*& first, unsigned long long& n) const {
     first = ranges;
     n = count;
     if (census != nullptr) {
-      first += list_starts_of(*census).first[segment_class];
+      long long start = 0;
+      for (int c = segment_by_pass + 1; c < segment_class; ++c) start += static_cast<long long>(census->counts[c]);
+      first += start;
       n = census->counts[segment_class];
     }
   }
@@ -292,12 +296,14 @@ __device__ __forceinline__ void sort_segment_in_thread(const segment_sort_args<K
 }
 
 // One thread per range of the thread class's list (each of at most segment_thread_items items).
-template <class Key, class Value, class BitKey>
+// Counted (the list resolved from the census in device memory): a kernel of its own, as for the
+// block kernel below.
+template <class Key, class Value, class BitKey, bool Counted = false>
 __global__ void __launch_bounds__(segment_pass_threads)
     segment_thread_kernel(const segment_class_list list, const segment_sort_args<Key, Value, BitKey> args) {
-  const segment_range* segments = nullptr;
-  unsigned long long count = 0;
-  list.resolve(segments, count);
+  const segment_range* segments = list.ranges;
+  unsigned long long count = list.count;
+  if constexpr (Counted) list.resolve(segments, count);
   for (unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; t < count;
        t += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
     const segment_range r = segments[t];
@@ -323,7 +329,9 @@ constexpr int segment_stage_items =
 // Items of the listed segments are written back unsorted; the kernels that sort them run later
 // in the stream and overwrite them. Other tiles' one- and two-item segments are sorted by their
 // threads straight from global memory.
-template <class Offset, class Key, class Value, class BitKey>
+// Counted: a kernel of its own, so that the host-count launch keeps its registers (the clamps and
+// the census's starts would raise them past the launch bounds' 64).
+template <class Offset, class Key, class Value, class BitKey, bool Counted = false>
 __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
     segment_small_kernel(const Offset* offsets, long long segments, long long n, segment_class_limits limits,
                          segment_list_starts starts, unsigned long long* cursors, segment_range* lists,
@@ -345,24 +353,25 @@ __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
              sort_bits_in_range(b, args.bit_key, args.passes, args.descending));
   };
 
-  const bool counted = device_counts.counted();
-  segments = device_counts.segments_or(segments);
-  n = device_counts.items_or(n);
-  if (counted) starts = list_starts_of(*census);
+  if constexpr (Counted) {
+    segments = device_counts.segments_or(segments);
+    n = device_counts.items_or(n);
+    starts = list_starts_of(*census);
+  }
 
   // The loop's bound is the same for the whole block, so every lane reaches the barriers and
   // ballots below.
   for (long long first = blockIdx.x * tile; first < segments; first += static_cast<long long>(gridDim.x) * tile) {
     Offset begin[per], end[per];
     load_segment_bounds(offsets, segments, first, begin, end);
-    if (counted) {
+    if constexpr (Counted) {
 #pragma unroll
       for (int j = 0; j < per; ++j) clamp_segment(begin[j], end[j], static_cast<Offset>(n));
     }
     const long long last = first + tile < segments ? first + tile : segments;
     const long long lo = static_cast<long long>(offsets[first]);
     const long long items = static_cast<long long>(offsets[last]) - lo;
-    if (!counted && items <= stage_items) {
+    if (!Counted && items <= stage_items) {
       // Staged. The barrier at the end keeps the next tile's copy-in off this tile's copy-out.
 #pragma unroll
       for (int k = 0; k < (stage_items + segment_pass_threads - 1) / segment_pass_threads; ++k) {
@@ -442,30 +451,42 @@ __global__ void __launch_bounds__(segment_pass_threads, segment_pass_min_blocks)
   }
 }
 
-// The ranges of a class's list (each at most Policy::tile_items items), one block each: the host
-// launches a block per range; with the census in device memory the grid is what the GPU holds,
-// and each block takes ranges a grid apart.
+// Sorts one range of a class's list in one block.
 template <class Policy, class Key, class Value, class BitKey>
+__device__ __forceinline__ void sort_segment_in_block(const segment_range r,
+                                                      const segment_sort_args<Key, Value, BitKey>& args) {
+  radix_block_sort_args<Key, Value, BitKey> tile{};
+  tile.keys_in = args.keys_in + r.begin;
+  tile.keys_out = args.keys_out + r.begin;
+  if constexpr (!std::is_same_v<Value, radix_no_values>) {
+    tile.values_in = args.values_in + r.begin;
+    tile.values_out = args.values_out + r.begin;
+  }
+  tile.n = static_cast<int>(r.end - r.begin);
+  tile.passes = args.passes;
+  tile.bit_key = args.bit_key;
+  tile.descending = args.descending;
+  radix_block_sort_tile<Policy>(tile);
+}
+
+// The ranges of a class's list (each at most Policy::tile_items items), one block each: the host
+// launches a block per range. Counted (the list resolved from the census in device memory): the
+// grid is what the GPU holds, and each block takes ranges a grid apart. A kernel of its own: the
+// loop changes the register allocation of the sort inside it (spills in some shapes), which the
+// host-count launch need not pay.
+template <class Policy, class Key, class Value, class BitKey, bool Counted = false>
 __global__ void __launch_bounds__(Policy::block_threads)
     segment_block_kernel(const segment_class_list list, const segment_sort_args<Key, Value, BitKey> args) {
-  const segment_range* segments = nullptr;
-  unsigned long long count = gridDim.x;
-  list.resolve(segments, count);
-  for (unsigned long long i = blockIdx.x; i < count; i += gridDim.x) {
-    const segment_range r = segments[i];
-    radix_block_sort_args<Key, Value, BitKey> tile{};
-    tile.keys_in = args.keys_in + r.begin;
-    tile.keys_out = args.keys_out + r.begin;
-    if constexpr (!std::is_same_v<Value, radix_no_values>) {
-      tile.values_in = args.values_in + r.begin;
-      tile.values_out = args.values_out + r.begin;
+  if constexpr (Counted) {
+    const segment_range* segments = nullptr;
+    unsigned long long count = 0;
+    list.resolve(segments, count);
+    for (unsigned long long i = blockIdx.x; i < count; i += gridDim.x) {
+      sort_segment_in_block<Policy>(segments[i], args);
+      __syncthreads();  // the next range's tile reuses the shared memory
     }
-    tile.n = static_cast<int>(r.end - r.begin);
-    tile.passes = args.passes;
-    tile.bit_key = args.bit_key;
-    tile.descending = args.descending;
-    radix_block_sort_tile<Policy>(tile);
-    __syncthreads();  // the next range's tile reuses the shared memory
+  } else {
+    sort_segment_in_block<Policy>(list.ranges[blockIdx.x], args);
   }
 }
 

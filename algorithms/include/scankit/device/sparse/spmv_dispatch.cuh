@@ -130,6 +130,12 @@ void launch_spmv_vector(const spmv_arguments<Index, Value>& args, cudaStream_t s
   constexpr long long rows_per_block = BlockThreads / Width * Rows;
   const long long needed = (args.rows + rows_per_block - 1) / rows_per_block;
   const auto blocks = static_cast<unsigned>(std::clamp(needed, 1LL, 1LL << 20));  // grid-stride beyond
+  if (args.rows_device != nullptr) {
+    launch_kernel("spmv_vector_kernel (counted rows)",
+                  spmv_vector_kernel<Width, Rows, Chunks, BlockThreads, Index, Value, true>, blocks, BlockThreads,
+                  stream, args);
+    return;
+  }
   launch_kernel("spmv_vector_kernel", spmv_vector_kernel<Width, Rows, Chunks, BlockThreads, Index, Value>, blocks,
                 BlockThreads, stream, args);
 }

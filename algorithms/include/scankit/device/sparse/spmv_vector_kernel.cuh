@@ -14,9 +14,12 @@
 
 namespace scankit::device_detail {
 
-template <int Width, int Rows, int Chunks, int BlockThreads, class Index, class Value>
+// Counted: the rows' count is in device memory (args.rows_device). A kernel of its own, so that
+// the host-count launch keeps its registers: the resolved rows and nonzeros cost a few more,
+// which for some widths would cost a block per multiprocessor.
+template <int Width, int Rows, int Chunks, int BlockThreads, class Index, class Value, bool Counted = false>
 __global__ void __launch_bounds__(BlockThreads) spmv_vector_kernel(const spmv_arguments<Index, Value> args) {
-  const spmv_arguments<Index, Value> a = resolved(args);
+  const spmv_arguments<Index, Value> a = Counted ? resolved(args) : args;
   static_assert((Width & (Width - 1)) == 0 && Width <= 32, "a group is a power of two lanes of one warp");
   using unsigned_index = std::make_unsigned_t<Index>;
   const int lane = static_cast<int>(threadIdx.x) & (Width - 1);
