@@ -146,11 +146,17 @@ TEST(DeviceCounts, SegmentedSortReplaysInAGraph) {
   device_buffer<std::int64_t> d_offsets(offsets);
   device_count_cell n_cell, segment_cell;
   owned_stream stream;
-  captured_graph graph(stream.get(), [&] {
+  const auto enqueue = [&] {
     segmented_sort_pairs(keys_in.data(), got_keys.data(), values_in.data(), got_values.data(),
                          device_n{n_cell.data(), n}, d_offsets.data(), device_n{segment_cell.data(), segments},
                          stream.get());
-  });
+  };
+  // An eager call first (as the pipeline test makes one), then the captured graph.
+  n_cell.set(n);
+  segment_cell.set(segments);
+  enqueue();
+  SCANKIT_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  captured_graph graph(stream.get(), enqueue);
   for (std::int64_t count : {segments, std::int64_t{0}, segments / 3, segments - 1, std::int64_t{1}}) {
     SCOPED_TRACE("segments " + std::to_string(count));
     const std::int64_t used = offsets[static_cast<std::size_t>(count)];
