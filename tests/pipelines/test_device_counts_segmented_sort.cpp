@@ -18,6 +18,7 @@
 #include "scankit/device_n.hpp"
 #include "scankit/error.hpp"
 #include "scankit/segmented_sort.hpp"
+#include "scankit/workspace.hpp"
 #include "device_count_support.hpp"
 #include "sort/segmented_sort_test_util.hpp"
 #include "support/gpu_test.hpp"
@@ -89,6 +90,23 @@ void check_counted(const sort_options& options, int large, std::mt19937_64& rng,
       ASSERT_TRUE(same_bits(want_keys.download(), got_keys.download())) << "keys";
       if (pairs) ASSERT_TRUE(same_bits(want_values.download(), got_values.download())) << "values";
     }
+  }
+  // Caller memory of the query's size serves the counted form's device-wide sorts.
+  {
+    const std::size_t bytes =
+        segmented_sort_pairs_workspace_bytes(keys_in.data(), values_in.data(), n, segments, false, options);
+    device_buffer<unsigned char> memory(std::max<std::size_t>(bytes, 1));
+    workspace wrapped(memory.data(), bytes);
+    for (auto* b : {&want_keys, &got_keys}) b->poison();
+    for (auto* b : {&want_values, &got_values}) b->poison();
+    segmented_sort_pairs(keys_in.data(), want_keys.data(), values_in.data(), want_values.data(), n, d_offsets.data(),
+                         segments, nullptr, nullptr, options);
+    segmented_sort_pairs(keys_in.data(), got_keys.data(), values_in.data(), got_values.data(),
+                         device_n{n_cell.set(n), n}, d_offsets.data(), device_n{segment_cell.set(segments), segments},
+                         nullptr, &wrapped, options);
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    ASSERT_TRUE(same_bits(want_keys.download(), got_keys.download())) << "wrapped workspace: keys";
+    ASSERT_TRUE(same_bits(want_values.download(), got_values.download())) << "wrapped workspace: values";
   }
   // The items' count inside a segment, and past the bound: the counted segments are clamped to it.
   const std::int64_t cut = static_cast<std::int64_t>(offsets[static_cast<std::size_t>(segments / 2)]) + 3;

@@ -34,7 +34,8 @@
 // stable device-wide sorts (by key, then by segment), and a scatter back. Temporary memory, taken
 // stream-ordered: 16 bytes per segment of the bound, and when the bounds allow a segment above a
 // block's tile, 2 x sizeof(K) + 8 bytes per item of the bound (20 for 2-byte keys); ws serves the
-// device-wide sorts. n.bound must be below 2^32. No double-buffer form.
+// device-wide sorts (the out-of-place *_workspace_bytes queries cover them: wrapped memory of that
+// size serves both forms). n.bound must be below 2^32. No double-buffer form.
 //
 // Precompiled: keys float, double, __half, __nv_bfloat16, int32, uint32, int64; values
 // int32, uint32, float, int64, uint64, double. Other key types and values of 1 to 16 bytes:

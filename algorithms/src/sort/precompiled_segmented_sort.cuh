@@ -5,6 +5,7 @@
 // units compile only the segment kernels.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -102,6 +103,20 @@ struct precompiled_counted_large_sort {
   }
 };
 
+// What the counted form's two device-wide sorts take of a wrapped workspace for `items` gathered
+// items, at most: (key, position) with the call's options, and (rank, position) over every bit.
+template <class K>
+std::size_t counted_large_sort_bytes(std::int64_t items, const sort_options& options) {
+  sort_options by_key = options;
+  by_key.strategy = sort_strategy::onesweep;
+  sort_options by_rank;
+  by_rank.strategy = sort_strategy::onesweep;
+  const K* keys = nullptr;
+  const std::uint32_t* positions = nullptr;
+  return std::max(scankit::sort_pairs_workspace_bytes(keys, positions, items, by_key),
+                  scankit::sort_pairs_workspace_bytes(positions, positions, items, by_rank));
+}
+
 // V = void: keys only. The counts in device memory; out of place.
 template <class K, class V, class O>
 void segmented_sort_counted(const char* function, const device_detail::segmented_sort_arrays<K, segment_values_t<V>>& arrays,
@@ -194,7 +209,8 @@ void segmented_sort_counted(const char* function, const device_detail::segmented
                                                    const sort_options& options) {                                 \
     return device_detail::segmented_sort_bytes(n, num_segments, [&](std::int64_t items) {                          \
       return double_buffered ? sort_pairs_workspace_bytes(double_buffer<K>(), double_buffer<V>(), items, options)   \
-                             : sort_pairs_workspace_bytes(keys_in, values_in, items, options);                     \
+                             : std::max(sort_pairs_workspace_bytes(keys_in, values_in, items, options),            \
+                                        precompiled::counted_large_sort_bytes<K>(items, options));                 \
     });                                                                                                            \
   }
 
@@ -205,7 +221,8 @@ void segmented_sort_counted(const char* function, const device_detail::segmented
                                                   bool double_buffered, const sort_options& options) {             \
     return device_detail::segmented_sort_bytes(n, num_segments, [&](std::int64_t items) {                           \
       return double_buffered ? sort_keys_workspace_bytes(double_buffer<K>(), items, options)                        \
-                             : sort_keys_workspace_bytes(keys_in, items, options);                                  \
+                             : std::max(sort_keys_workspace_bytes(keys_in, items, options),                         \
+                                        precompiled::counted_large_sort_bytes<K>(items, options));                  \
     });                                                                                                             \
   }                                                                                                                 \
   SCANKIT_DEFINE_SEGMENTED_SORT_WITH_VALUE(K, std::int32_t)                                                         \
