@@ -26,15 +26,7 @@ void draw_rows_top(const char* fn, const float* values, std::int64_t rows, std::
   if (!(options.top_p > 0.0 && options.top_p <= 1.0))
     throw error(std::string(fn) + ": top_p must be in (0, 1] (" + std::to_string(options.top_p) + ")");
   if (rows == 0) return;
-  if (cols == 0) {  // -1: an empty row
-    if (rows_device == nullptr) {
-      SCANKIT_CUDA_CHECK(cudaMemsetAsync(out, 0xff, sizeof(std::int32_t) * rows, stream));
-    } else {
-      device_detail::launch_kernel("sampling empty rows", empty_rows_kernel<std::int32_t>,
-                                   dim3(grid_for(rows, draw_threads)), dim3(draw_threads), stream, out, rows, rows_device);
-    }
-    return;
-  }
+  if (cols == 0) return mark_empty_rows(out, rows, stream, rows_device);
   const std::int64_t tiles = rows_tiles(fn, rows, cols);
   const std::size_t draw_bytes = (rows_scratch_bytes(tiles) + 255) / 256 * 256;
   scankit::detail::workspace_lease lease(ws, 0, draw_bytes + sizeof(top_row_state) * rows, stream);

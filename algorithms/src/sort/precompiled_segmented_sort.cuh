@@ -55,13 +55,10 @@ struct precompiled_segment_sort {
   }
 };
 
-// V = void: keys only. Returns whether the result is in the alternate buffers.
-template <class K, class V, class O>
-bool segmented_sort(const char* function, const device_detail::segmented_sort_arrays<K, segment_values_t<V>>& arrays,
-                    std::int64_t n, const O* offsets, std::int64_t num_segments, cudaStream_t stream, workspace* ws,
-                    const sort_options& options) {
-  detail::check_sort_count(function, n);
-  device_detail::check_segments(function, n, offsets, num_segments);
+// The call's arrays: set, and not overlapping, for n items (named as the call names them).
+template <class K, class V>
+void check_segment_arrays(const char* function,
+                          const device_detail::segmented_sort_arrays<K, segment_values_t<V>>& arrays, std::int64_t n) {
   const char* names[4] = {"keys_in", "keys_out", "values_in", "values_out"};
   if (arrays.double_buffered) {
     names[0] = "keys.current()", names[1] = "keys.alternate()", names[2] = "values.current()";
@@ -76,6 +73,16 @@ bool segmented_sort(const char* function, const device_detail::segmented_sort_ar
                                             device_detail::sort_array(names[2], arrays.values_in, n, sizeof(V)),
                                             device_detail::sort_array(names[3], arrays.values_out, n, sizeof(V))});
   }
+}
+
+// V = void: keys only. Returns whether the result is in the alternate buffers.
+template <class K, class V, class O>
+bool segmented_sort(const char* function, const device_detail::segmented_sort_arrays<K, segment_values_t<V>>& arrays,
+                    std::int64_t n, const O* offsets, std::int64_t num_segments, cudaStream_t stream, workspace* ws,
+                    const sort_options& options) {
+  detail::check_sort_count(function, n);
+  device_detail::check_segments(function, n, offsets, num_segments);
+  check_segment_arrays<K, V>(function, arrays, n);
   sort_options large = options;
   large.strategy = sort_strategy::onesweep;
   return device_detail::run_segmented_sort_call<policy_for<K, V>>(function, arrays, n, offsets, num_segments, stream, ws,
@@ -131,16 +138,7 @@ void segmented_sort_counted(const char* function, const device_detail::segmented
                 ") must be below 2^32 with counts in device memory");
   }
   const std::int64_t bound = n.bound;
-  if constexpr (std::is_void_v<V>) {
-    detail::check_sort_arrays(function, bound, {device_detail::sort_array("keys_in", arrays.keys_in, bound, sizeof(K)),
-                                                device_detail::sort_array("keys_out", arrays.keys_out, bound, sizeof(K))});
-  } else {
-    detail::check_sort_arrays(function, bound,
-                              {device_detail::sort_array("keys_in", arrays.keys_in, bound, sizeof(K)),
-                               device_detail::sort_array("keys_out", arrays.keys_out, bound, sizeof(K)),
-                               device_detail::sort_array("values_in", arrays.values_in, bound, sizeof(V)),
-                               device_detail::sort_array("values_out", arrays.values_out, bound, sizeof(V))});
-  }
+  check_segment_arrays<K, V>(function, arrays, bound);
   sort_options large = options;
   large.strategy = sort_strategy::onesweep;
   device_detail::run_segmented_sort_counted_call(function, arrays, bound, n.count, offsets, num_segments.bound,

@@ -177,17 +177,17 @@ void run_vector(const dd::spmv_arguments<Index, Value>& args, int width, cudaStr
   dd::run_spmv_vector<vector_rows_in_flight, vector_chunks, vector_block_threads>(args, width, stream);
 }
 
+// y = alpha * A^T x + beta * y; with args.rows_device, over A's counted rows (every column of y is
+// scaled either way).
 template <class Index, class Value>
-void run_transpose_atomic(const csr_view<Index, Value>& a, const Value* x, Value* y, Value alpha, Value beta,
-                          cudaStream_t stream) {
-  scale(y, static_cast<long long>(a.cols), beta, stream);
-  const long long total = static_cast<long long>(a.rows) + a.nonzeros;
-  if (a.nonzeros == 0) return;
+void run_transpose_atomic(const dd::spmv_arguments<Index, Value>& args, cudaStream_t stream) {
+  scale(args.y, args.cols, args.beta, stream);
+  if (args.nnz == 0) return;
   constexpr int K = transpose_items_per_thread;
-  const long long threads = (total + K - 1) / K;
+  const long long threads = (args.rows + args.nnz + K - 1) / K;
   const auto blocks = static_cast<unsigned>((threads + 255) / 256);
   dd::launch_kernel("spmv_transpose_atomic_kernel", dd::spmv_transpose_atomic_kernel<K, Index, Value>, blocks, 256,
-                    stream, arguments_of(a, x, y, alpha, beta));
+                    stream, args);
 }
 
 inline void check_options(const char* function, const spmv_options& options) {
@@ -228,7 +228,7 @@ void spmv_once(Value alpha, const csr_view<Index, Value>& a, dense_vector<const 
   if (y.size == 0) return;
   if (alpha == Value(0)) return scale(y.data, y.size, beta, stream);
   if (options.operation == spmv_operation::transpose) {
-    return run_transpose_atomic(a, x.data, y.data, alpha, beta, stream);
+    return run_transpose_atomic(arguments_of(a, x.data, y.data, alpha, beta), stream);
   }
   const auto args = arguments_of(a, x.data, y.data, alpha, beta);
   if (resolved_kernel(options, s) == spmv_kernel::vector) return run_vector(args, resolved_width(options, s), stream);
@@ -262,15 +262,7 @@ void spmv_counted(Value alpha, const csr_view<Index, Value>& a, device_n rows, d
   if (alpha == Value(0)) return scale(y.data, y.size, beta, stream, y_device);
   auto args = arguments_of(a, x.data, y.data, alpha, beta);
   args.rows_device = rows.count;
-  if (transposed) {
-    scale(y.data, y.size, beta, stream);
-    if (a.nonzeros == 0) return;
-    constexpr int K = transpose_items_per_thread;
-    const long long threads = (static_cast<long long>(a.rows) + a.nonzeros + K - 1) / K;
-    dd::launch_kernel("spmv_transpose_atomic_kernel", dd::spmv_transpose_atomic_kernel<K, Index, Value>,
-                      static_cast<unsigned>((threads + 255) / 256), 256, stream, args);
-    return;
-  }
+  if (transposed) return run_transpose_atomic(args, stream);
   if (options.kernel == spmv_kernel::vector) {
     csr_row_statistics bounds;
     bounds.rows = a.rows;

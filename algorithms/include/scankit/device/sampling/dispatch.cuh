@@ -128,6 +128,17 @@ void build_table(const T* w, std::int64_t n, sampling_table& table, cudaStream_t
   launch_table_guide(header, n, l, a, stream);
 }
 
+// -1 for each of `rows` rows without columns (with rows_device: the first count of them).
+inline void mark_empty_rows(std::int32_t* out, std::int64_t rows, cudaStream_t stream,
+                            const std::int64_t* rows_device = nullptr) {
+  if (rows_device == nullptr) {
+    SCANKIT_CUDA_CHECK(cudaMemsetAsync(out, 0xff, sizeof(std::int32_t) * rows, stream));
+    return;
+  }
+  launch_kernel("sampling empty rows", empty_rows_kernel<std::int32_t>, dim3(grid_for(rows, draw_threads)),
+                dim3(draw_threads), stream, out, rows, rows_device);
+}
+
 // Tiles of a rows x cols matrix (each row tiled on its own).
 inline std::int64_t rows_tiles(const char* fn, std::int64_t rows, std::int64_t cols) {
   const std::int64_t tiles = rows * ((cols + tile_items - 1) / tile_items);
@@ -165,15 +176,7 @@ void draw_rows(const T* w, std::int64_t rows, std::int64_t cols, std::int32_t* o
   if (cols < 0) throw error(std::string(fn) + ": cols is negative (" + std::to_string(cols) + ")");
   if (rows > 0 && out == nullptr) throw error(std::string(fn) + ": out is null with rows > 0");
   if (rows == 0) return;
-  if (cols == 0) {  // -1: an empty row
-    if (rows_device == nullptr) {
-      SCANKIT_CUDA_CHECK(cudaMemsetAsync(out, 0xff, sizeof(std::int32_t) * rows, stream));
-    } else {
-      launch_kernel("sampling empty rows", empty_rows_kernel<std::int32_t>, dim3(grid_for(rows, draw_threads)), dim3(draw_threads),
-                    stream, out, rows, rows_device);
-    }
-    return;
-  }
+  if (cols == 0) return mark_empty_rows(out, rows, stream, rows_device);
   const std::int64_t tiles = rows_tiles(fn, rows, cols);
   scankit::detail::workspace_lease lease(ws, 0, rows_scratch_bytes(tiles), stream);
   draw_rows_from(array_source<T>{w}, rows, cols, out, seed, offset, stream, static_cast<char*>(lease.view().scratch),
