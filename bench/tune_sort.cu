@@ -1,7 +1,8 @@
-// Tuning sweep of the radix sort's digit width: the tuned 8-bit pass against digits of 10 and 11
-// bits (fewer passes; wide digits: radix_pass_kernel.cuh), for u32 keys, u32 pairs, u64 keys and
-// u64 pairs, on uniform keys, keys of 8 distinct values and keys below 2^20, beside cudaMemcpy D2D
-// of the same keys and cub::DeviceRadixSort on the same data.
+// Tuning sweep of the radix sort's rank: how it finds a row's lanes of one digit (one ballot per
+// digit bit, the tuned way, against one shared atomicOr per key; radix_rank.cuh). The digit pass
+// for u32 keys, u32 pairs, u64 keys and u64 pairs, and the one-block sort of 4096 and 16384 u32
+// keys, on uniform keys, keys of 8 distinct values and keys below 2^20, beside cudaMemcpy D2D of
+// the same keys and cub::DeviceRadixSort on the same data.
 // Every variant's output is checked against CUB's first, bit for bit.
 //
 //   tune_sort [--json FILE] [--log2n 28] [--reps 20]
@@ -64,16 +65,14 @@ bool same_bits(const T* a, const T* b, long long n) {
   return std::memcmp(x.data(), y.data(), static_cast<std::size_t>(n) * sizeof(T)) == 0;
 }
 
-// The tuned pass shape of (Key, Value) with digits of Bits bits, Items keys per thread (0: the
-// tuned count), MinBlocks blocks per SM (0: the tuned cap) and a look-back window of Window
-// predecessors (0: the tuned window).
-template <class Key, class Value, int Bits, int Items = 0, int MinBlocks = 0, int Window = 0>
-struct pass_with_digits {
+// The tuned pass shape of (Key, Value), with the rank's match chosen.
+template <class Key, class Value, bool AtomicOr>
+struct pass_with_match {
   using t = scankit::device_detail::radix_sort_tuning<sizeof(Key), scankit::device_detail::sort_value_bytes<Value>>;
   using e = typename t::entry;
-  using type = scankit::device_detail::radix_pass_policy<
-      e::block_threads, Items != 0 ? Items : e::items_per_thread, Bits, MinBlocks != 0 ? MinBlocks : e::min_blocks_per_sm,
-      32, 1024, Window != 0 ? Window : e::look_back_window, e::small_sorts_in_one_block, e::prefetch_tiles_ahead, false>;
+  using type = scankit::device_detail::radix_pass_policy<e::block_threads, e::items_per_thread, e::radix_bits,
+                                                         e::min_blocks_per_sm, 32, 1024, e::look_back_window,
+                                                         e::small_sorts_in_one_block, e::prefetch_tiles_ahead, AtomicOr>;
 };
 
 template <class Key, class Value>
@@ -129,17 +128,74 @@ void sweep(const char* type_name, long long n, int distribution) {
                 ok ? copy_ms / ms : 0.0, ok ? "" : "  MISMATCH");
   };
   std::printf("%-28s %-10s %8.3f ms  (copy %.3f ms)\n", workload.c_str(), "cub", cub_ms, copy_ms);
-  run(pass_with_digits<Key, Value, 8>{}, "8 bits");
-  run(pass_with_digits<Key, Value, 10>{}, "10 bits");
-  run(pass_with_digits<Key, Value, 10, 0, 0, 2>{}, "10 bits w2");
-  run(pass_with_digits<Key, Value, 11, 0, 2>{}, "11 bits");
-  run(pass_with_digits<Key, Value, 11, 0, 2, 2>{}, "11 bits w2");
+  run(pass_with_match<Key, Value, false>{}, "ballots");
+  run(pass_with_match<Key, Value, true>{}, "atomic_or");
+  if constexpr (sizeof(Key) == 4 && !pairs) {
+    // The atomicOr match holds fewer registers: a longer tile may now fit 3 blocks per SM.
+    using e = typename pass_with_match<Key, Value, true>::e;
+    struct longer {
+      using type = scankit::device_detail::radix_pass_policy<e::block_threads, 28, e::radix_bits, e::min_blocks_per_sm, 32,
+                                                             1024, e::look_back_window, e::small_sorts_in_one_block,
+                                                             e::prefetch_tiles_ahead, true>;
+    };
+    run(longer{}, "atomic_or x28");
+  }
   ws.release();
   SCANKIT_CUDA_CHECK(cudaFree(cub_temp));
   for (void* p : {static_cast<void*>(keys), static_cast<void*>(out), static_cast<void*>(ref), static_cast<void*>(values),
                   static_cast<void*>(values_out), static_cast<void*>(values_ref)}) {
     if (p != nullptr) SCANKIT_CUDA_CHECK(cudaFree(p));
   }
+}
+
+// The one-block sort (radix_block_sort.cuh) of n <= 16384 u32 keys, the tuned block shape with
+// each match, launched directly (the sort's dispatch takes its block shape from the tuning table).
+template <bool AtomicOr>
+double one_block_ms(const std::uint32_t* keys, std::uint32_t* out, int n) {
+  using tuned = scankit::device_detail::radix_sort_tuning<4, 0>::block;
+  using P = scankit::device_detail::radix_block_sort_policy<tuned::block_threads, tuned::items_per_thread, AtomicOr>;
+  using bit_key = scankit::default_bit_key<std::uint32_t>;
+  scankit::device_detail::radix_block_sort_args<std::uint32_t, scankit::device_detail::radix_no_values, bit_key> args{};
+  args.keys_in = keys;
+  args.keys_out = out;
+  args.n = n;
+  args.passes = scankit::device_detail::radix_passes{0, 32, 8};
+  constexpr std::size_t smem = scankit::device_detail::radix_block_sort_bytes<P, std::uint32_t,
+                                                                               scankit::device_detail::radix_no_values>();
+  constexpr auto kernel = scankit::device_detail::radix_block_sort_kernel<P, std::uint32_t,
+                                                                         scankit::device_detail::radix_no_values, bit_key>;
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  scankit::device_detail::allow_dynamic_shared_memory<kernel>(device, smem);
+  return scankit_bench::median_ms([&] { kernel<<<1, P::block_threads, smem>>>(args); }, reps);
+}
+
+void sweep_one_block(int n, int distribution) {
+  const char* distributions[] = {"uniform", "8 distinct", "below 2^20"};
+  const std::string workload = "u32 keys one block " + std::to_string(n) + ", " + distributions[distribution];
+  auto* keys = device_array<std::uint32_t>(n);
+  auto* out = device_array<std::uint32_t>(n);
+  auto* ref = device_array<std::uint32_t>(n);
+  fill_keys<<<64, 256>>>(keys, n, distribution);
+  std::size_t bytes = 0;
+  SCANKIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys, ref, n));
+  void* temp = nullptr;
+  SCANKIT_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  const double cub_ms =
+      scankit_bench::median_ms([&] { SCANKIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytes, keys, ref, n)); }, reps);
+  rows.push_back({workload, "cub", cub_ms, n / cub_ms * 1e3, 1.0, 0.0, true});
+  std::printf("%-40s %-10s %8.4f ms\n", workload.c_str(), "cub", cub_ms);
+  for (int variant = 0; variant < 2; ++variant) {
+    SCANKIT_CUDA_CHECK(cudaMemset(out, 0xA5, n * sizeof(std::uint32_t)));
+    const double ms = variant == 0 ? one_block_ms<false>(keys, out, n) : one_block_ms<true>(keys, out, n);
+    SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    const bool ok = same_bits(out, ref, n);
+    const char* name = variant == 0 ? "ballots" : "atomic_or";
+    rows.push_back({workload, name, ms, n / ms * 1e3, cub_ms / ms, 0.0, ok});
+    std::printf("%-40s %-10s %8.4f ms  %.2fx CUB%s\n", workload.c_str(), name, ms, cub_ms / ms, ok ? "" : "  MISMATCH");
+  }
+  SCANKIT_CUDA_CHECK(cudaFree(temp));
+  for (void* p : {static_cast<void*>(keys), static_cast<void*>(out), static_cast<void*>(ref)}) SCANKIT_CUDA_CHECK(cudaFree(p));
 }
 
 }  // namespace
@@ -166,6 +222,10 @@ int main(int argc, char** argv) {
     sweep<std::uint32_t, std::uint32_t>("u32 pairs", n, distribution);
     sweep<std::uint64_t, void>("u64 keys", n, distribution);
     sweep<std::uint64_t, std::uint64_t>("u64 pairs", n, distribution);
+  }
+  for (int distribution = 0; distribution < 3; ++distribution) {
+    sweep_one_block(4096, distribution);
+    sweep_one_block(16384, distribution);
   }
   const std::string head = scankit_bench::format("\"benchmark\": \"tune_sort\", \"n\": %lld", n);
   return scankit_bench::finish_sweep(json, head, rows, [](const row& r) {

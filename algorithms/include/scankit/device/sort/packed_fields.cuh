@@ -1,6 +1,6 @@
 // Device layer of the radix sort: small per-item fields packed into registers.
 //
-// A pass keeps, per item, its digit (8 bits, or 16 for wider digits) and later its position in the tile (under 2^16)
+// A pass keeps, per item, its digit (8 bits) and later its position in the tile (under 2^16)
 // across barriers. One 32-bit register per field and item would cost the kernel the registers
 // that decide how many blocks fit on a multiprocessor; packed, 4 digits or 2 positions share a
 // register. Indices are compile-time constants in the unrolled loops, so get and set compile to
@@ -12,7 +12,6 @@ namespace scankit::device_detail {
 template <int Count, int Bits>
 struct packed_fields {
   static_assert(Bits == 8 || Bits == 16, "8- or 16-bit fields");
-  static constexpr int bits = Bits;
   static constexpr int per_word = 32 / Bits;
   static constexpr unsigned mask = (1u << Bits) - 1u;
   unsigned words[(Count + per_word - 1) / per_word];
@@ -28,9 +27,6 @@ struct packed_fields {
     }
   }
   __device__ __forceinline__ unsigned get(int j) const { return (words[j / per_word] >> ((j % per_word) * Bits)) & mask; }
-  // As a rank's digit source (radix_rank.cuh): field j's bits sit at match_offset(j) of its word.
-  __device__ __forceinline__ unsigned match_word(int j) const { return words[j / per_word]; }
-  __device__ __forceinline__ int match_offset(int j) const { return (j % per_word) * Bits; }
 };
 
 }  // namespace scankit::device_detail

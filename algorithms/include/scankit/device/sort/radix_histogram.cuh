@@ -123,38 +123,20 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
-// Threads of radix_digit_starts_kernel: one per digit, at most 1024.
-constexpr int radix_digit_starts_threads(int radix) { return radix < 1024 ? radix : 1024; }
-
-// One block per pass, thread t owning the Radix / blockDim.x consecutive digits from
-// t * that: starts[pass * pass_stride + d] = the number of keys whose digit in that pass is below
-// d; bit `pass` of *trivial_passes (zeroed before) is set when one digit holds all n keys (the
-// pass is skipped, radix_pass_route.cuh).
+// One block of Radix threads per pass: starts[pass * pass_stride + d] = the number of keys whose
+// digit in that pass is below d; bit `pass` of *trivial_passes (zeroed before) is set when one
+// digit holds all n keys (the pass is skipped, radix_pass_route.cuh).
 template <int Radix>
-__global__ void __launch_bounds__(radix_digit_starts_threads(Radix))
+__global__ void __launch_bounds__(Radix)
     radix_digit_starts_kernel(const unsigned long long* counts, long long bound, const std::int64_t* n_device,
                               unsigned long long* starts, long long pass_stride, unsigned* trivial_passes) {
-  constexpr int threads = radix_digit_starts_threads(Radix);
-  constexpr int per_thread = Radix / threads;
   const long long n = items_to_process(bound, n_device);
-  using block_scan = block_scan_warp_of_warps<unsigned long long, threads>;
+  using block_scan = block_scan_warp_of_warps<unsigned long long, Radix>;
   __shared__ typename block_scan::storage storage;
-  const int first = static_cast<int>(threadIdx.x) * per_thread;
-  unsigned long long own[per_thread];
-  unsigned long long sum = 0;
-#pragma unroll
-  for (int k = 0; k < per_thread; ++k) {
-    own[k] = counts[blockIdx.x * Radix + first + k];
-    if (own[k] == static_cast<unsigned long long>(n)) atomicOr(trivial_passes, 1u << blockIdx.x);
-    sum += own[k];
-  }
-  const block_scan_result<unsigned long long> scanned = block_scan::scan(sum, storage, plus_op{});
-  unsigned long long start = threadIdx.x == 0 ? 0ull : scanned.exclusive;
-#pragma unroll
-  for (int k = 0; k < per_thread; ++k) {
-    starts[blockIdx.x * pass_stride + first + k] = start;
-    start += own[k];
-  }
+  const unsigned long long own = counts[blockIdx.x * Radix + threadIdx.x];
+  if (own == static_cast<unsigned long long>(n)) atomicOr(trivial_passes, 1u << blockIdx.x);
+  const block_scan_result<unsigned long long> scanned = block_scan::scan(own, storage, plus_op{});
+  starts[blockIdx.x * pass_stride + threadIdx.x] = threadIdx.x == 0 ? 0ull : scanned.exclusive;
 }
 
 }  // namespace scankit::device_detail

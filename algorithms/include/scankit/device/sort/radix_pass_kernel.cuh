@@ -20,12 +20,6 @@
 //      pass that runs are the keys' indices, generated here).
 // Full tiles and the last, partial one are compiled apart: the full ones test no bounds.
 //
-// Digits wider than 8 bits (fewer passes) have more digits than the block has threads: each
-// thread owns a run of consecutive digits in steps 2 and 3 (a serial scan inside the run), and a
-// strided set of digits in step 4, so that neighbouring threads touch neighbouring state words;
-// a thread's look-backs walk in step. The per-warp counters are 16 bits (a tile's positions fit),
-// and the pass's storage moves to dynamic shared memory (2^11 digits outgrow the static limit).
-//
 // Memory order: the look-back communicates only counts, each in the same single-copy-atomic word
 // as its status (multi_channel_tile_state.cuh). Keys and values written here, and the trivial
 // mask, are read only by later launches (stream order).
@@ -95,44 +89,15 @@ struct radix_pass_arrays {
   Value* values_out;
 };
 
-// A pass's shared state. With digits of up to 8 bits it is a static __shared__ variable; wide
-// digits' counters outgrow static shared memory, so there it leads the dynamic shared memory.
 template <class Policy>
 struct radix_pass_storage {
   using block_scan = block_scan_warp_of_warps<unsigned, Policy::block_threads>;
-  using counter = std::conditional_t<Policy::wide_digits, unsigned short, unsigned>;
-  alignas(16) counter warp_counts[Policy::warps][Policy::radix];  // counts, then exclusive over the warps
-  // Output position of tile index 0, per digit. Wide digits: first the digit's start in the tile.
-  long long digit_base[Policy::radix];
-  unsigned tile_counts[Policy::wide_digits ? Policy::radix : 1];  // wide digits: the tile's count per digit
+  unsigned warp_counts[Policy::warps][Policy::radix];  // counts, then exclusive over the warps
+  long long digit_base[Policy::radix];                 // output position of tile index 0, per digit
   typename block_scan::storage scan;
   tile_ticket ticket;
   unsigned single_digit;  // the digit of every key of a full tile, or Policy::radix
 };
-
-// The pass's storage: static for digits of up to 8 bits, else the start of the dynamic shared
-// memory.
-template <class Policy>
-__device__ __forceinline__ radix_pass_storage<Policy>& radix_pass_shared_storage(unsigned char* dynamic_bytes) {
-  if constexpr (Policy::wide_digits) {
-    return *reinterpret_cast<radix_pass_storage<Policy>*>(dynamic_bytes);
-  } else {
-    __shared__ radix_pass_storage<Policy> s;
-    return s;
-  }
-}
-
-// Bits of the field that keeps a key's digit in registers (packed_fields.cuh).
-template <class Policy>
-constexpr int radix_digit_field_bits() {
-  return Policy::wide_digits ? 16 : 8;
-}
-
-// Bytes of dynamic shared memory before the exchange: the pass's storage for wide digits.
-template <class Policy>
-constexpr std::size_t radix_storage_dynamic_bytes() {
-  return Policy::wide_digits ? (sizeof(radix_pass_storage<Policy>) + 15) / 16 * 16 : 0;
-}
 
 // Whether a pass pads its exchange (radix_exchange_slot): keys-only sorts do; with values the
 // slots cost registers that the tuned pair shapes do not have (spills), and pairs were measured
@@ -151,11 +116,11 @@ constexpr std::size_t radix_exchange_only_bytes() {
   return static_cast<std::size_t>(Policy::tile_items + padding) * item_bytes;
 }
 
-// Dynamic shared memory of a pass: the storage (wide digits), the exchange, then the rank's mask
-// words (radix_rank.cuh), zeroed once per block and left zero by the rank.
+// Dynamic shared memory of a pass: the exchange, then the rank's mask words (radix_rank.cuh),
+// zeroed once per block and left zero by the rank.
 template <class Policy, class Key, class Value>
 constexpr std::size_t radix_exchange_bytes() {
-  return radix_storage_dynamic_bytes<Policy>() + with_rank_masks<Policy>(radix_exchange_only_bytes<Policy, Key, Value>());
+  return with_rank_masks<Policy>(radix_exchange_only_bytes<Policy, Key, Value>());
 }
 
 // The rank's mask words of a pass (Policy::rank_by_atomic_or).
@@ -176,58 +141,6 @@ __device__ __forceinline__ Value radix_load_value(const radix_pass_args<Key, Val
   }
 }
 
-// Step 4 of a tile with wide digits: as below, thread i handling digits i, i + block_threads, ...
-// (consecutive threads, consecutive state words), their counts from s.tile_counts and their
-// starts in the tile from s.digit_base (a barrier after they were written); the look-backs of a
-// thread's digits walk in step (channels_look_back).
-template <class Policy, radix_offsets_source Source, class Key, class Value, class BitKey>
-__device__ __forceinline__ void radix_find_wide_digit_bases(const radix_pass_args<Key, Value, BitKey>& args,
-                                                            radix_pass_storage<Policy>& s, tile_ticket ticket) {
-  constexpr int K = Policy::digits_per_thread;
-  std::uint32_t digit[K];
-  bool owned[K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    digit[k] = threadIdx.x + k * Policy::block_threads;
-    owned[k] = digit[k] < Policy::radix;
-  }
-  unsigned long long before[K];
-  if constexpr (Source == radix_offsets_source::onesweep) {
-    const auto state = args.state.with_epoch(ticket.epoch);
-    unsigned earlier[K];
-    if (ticket.tile != 0) {
-      channels_look_back<K, Policy::look_back_window>(state, ticket.tile, digit, owned, earlier, args.backoff);
-    } else {
-#pragma unroll
-      for (int k = 0; k < K; ++k) earlier[k] = 0;
-    }
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      if (!owned[k]) continue;
-      const unsigned count = s.tile_counts[digit[k]];
-      state.publish(ticket.tile, digit[k], flag_prefix, earlier[k] + count);
-      before[k] = args.digit_starts[digit[k]] + earlier[k];
-      if (ticket.tile == args.tiles - 1 && args.next_digit_starts != nullptr) {
-        args.next_digit_starts[digit[k]] = before[k] + count;
-      }
-    }
-  } else {
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      if (owned[k]) before[k] = args.tile_offsets[static_cast<std::size_t>(digit[k]) * args.tiles + ticket.tile];
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    if (owned[k]) s.digit_base[digit[k]] = static_cast<long long>(before[k]) - s.digit_base[digit[k]];
-  }
-  __syncthreads();
-  if constexpr (Source == radix_offsets_source::onesweep) {
-    // Every thread's last state access is before the barrier above.
-    if (threadIdx.x == 0) finish_tile_states(args.header, ticket, args.tiles, args.state.slots, args.region_slots);
-  }
-}
-
 // Step 4 of a tile: s.digit_base[d] = output position of the tile's keys of digit d, less the
 // tile index where they start (digit_start, this thread's digit for threadIdx.x < radix). Ends
 // with a block barrier after the block's last access to the tile states.
@@ -235,10 +148,6 @@ template <class Policy, radix_offsets_source Source, class Key, class Value, cla
 __device__ __forceinline__ void radix_find_digit_bases(const radix_pass_args<Key, Value, BitKey>& args,
                                                        radix_pass_storage<Policy>& s, tile_ticket ticket,
                                                        unsigned count, unsigned digit_start) {
-  if constexpr (Policy::wide_digits) {
-    radix_find_wide_digit_bases<Policy, Source>(args, s, ticket);
-    return;
-  }
   if (threadIdx.x < Policy::radix) {
     unsigned long long before;
     if constexpr (Source == radix_offsets_source::onesweep) {
@@ -262,81 +171,6 @@ __device__ __forceinline__ void radix_find_digit_bases(const radix_pass_args<Key
   }
 }
 
-// Steps 2 and 3 of a tile, digits of up to 8 bits: thread d < R owns digit d. Its count in the
-// tile is published at once (onesweep, an aggregate); the warp counts become exclusive over the
-// warps; a block scan gives the digit's start in the tile. *count and *digit_start: this thread's
-// digit's. A full tile whose keys all share one digit says so in s.single_digit (visible after
-// the scan's barriers).
-template <class Policy, radix_offsets_source Source, bool Full, class Key, class Value, class BitKey>
-__device__ __forceinline__ void radix_tile_digit_starts(const radix_pass_args<Key, Value, BitKey>& args,
-                                                        radix_pass_storage<Policy>& s, tile_ticket ticket,
-                                                        unsigned& count, unsigned& digit_start) {
-  using storage_t = radix_pass_storage<Policy>;
-  count = 0;
-  if (threadIdx.x < Policy::radix) {
-#pragma unroll
-    for (int w = 0; w < Policy::warps; ++w) {
-      const unsigned c = s.warp_counts[w][threadIdx.x];
-      s.warp_counts[w][threadIdx.x] = count;
-      count += c;
-    }
-    if constexpr (Source == radix_offsets_source::onesweep) {
-      if (ticket.tile != 0) args.state.with_epoch(ticket.epoch).publish(ticket.tile, threadIdx.x, flag_aggregate, count);
-    }
-    if (Full && count == Policy::tile_items) s.single_digit = threadIdx.x;
-  }
-  const block_scan_result<unsigned> starts = storage_t::block_scan::scan(count, s.scan, plus_op{});
-  digit_start = threadIdx.x == 0 ? 0u : starts.exclusive;
-}
-
-// Steps 2 and 3 of a tile, wide digits: thread t owns the digits_per_thread consecutive digits
-// from t * digits_per_thread (a serial scan inside the thread, a block scan across), writes each
-// one's count to s.tile_counts and its start in the tile to s.digit_base; the counts are published
-// after the scan by consecutive threads (coalesced; aggregates, onesweep). s.single_digit as above.
-template <class Policy, radix_offsets_source Source, bool Full, class Key, class Value, class BitKey>
-__device__ __forceinline__ void radix_tile_wide_digit_starts(const radix_pass_args<Key, Value, BitKey>& args,
-                                                             radix_pass_storage<Policy>& s, tile_ticket ticket) {
-  using storage_t = radix_pass_storage<Policy>;
-  constexpr int K = Policy::digits_per_thread;
-  const int first_digit = static_cast<int>(threadIdx.x) * K;
-  unsigned own = 0;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int d = first_digit + k;
-    if (d < Policy::radix) {
-      unsigned count = 0;
-#pragma unroll
-      for (int w = 0; w < Policy::warps; ++w) {
-        const unsigned c = s.warp_counts[w][d];
-        s.warp_counts[w][d] = static_cast<unsigned short>(count);
-        count += c;
-      }
-      s.tile_counts[d] = count;
-      own += count;
-      if (Full && count == Policy::tile_items) s.single_digit = d;
-    }
-  }
-  const block_scan_result<unsigned> starts = storage_t::block_scan::scan(own, s.scan, plus_op{});
-  unsigned start = threadIdx.x == 0 ? 0u : starts.exclusive;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int d = first_digit + k;
-    if (d < Policy::radix) {
-      s.digit_base[d] = start;
-      start += s.tile_counts[d];
-    }
-  }
-  if constexpr (Source == radix_offsets_source::onesweep) {
-    // s.tile_counts were written before the scan's barriers.
-    if (ticket.tile != 0) {
-      const auto state = args.state.with_epoch(ticket.epoch);
-      for (int d = threadIdx.x; d < Policy::radix; d += Policy::block_threads) {
-        state.publish(ticket.tile, d, flag_aggregate, s.tile_counts[d]);
-      }
-    }
-  }
-}
-
 template <class Policy, radix_offsets_source Source, bool Full, class Key, class Value, class BitKey>
 __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value, BitKey>& args,
                                                 const radix_pass_arrays<Key, Value>& arrays,
@@ -346,6 +180,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   constexpr int I = Policy::items_per_thread;
   constexpr int R = Policy::radix;
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
+  using storage_t = radix_pass_storage<Policy>;
   const long long tile_base = static_cast<long long>(ticket.tile) * Policy::tile_items;
   const int warp = warp_id();
   const int first = warp * 32 * I + lane_id();  // tile index of this thread's item 0; item j at + 32 j
@@ -358,42 +193,43 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   for (int j = 0; j < I; ++j) {
     if (in_tile(j)) keys[j] = arrays.keys_in[tile_base + first + 32 * j];
   }
-  // The digits, packed in registers (up to 8 bits) or worked out again from the keys (wide).
-  constexpr int digit_bits = radix_digit_field_bits<Policy>();
-  packed_fields<I, digit_bits> packed_digits;
+  packed_fields<I, 8> digits;
 #pragma unroll
   for (int j = 0; j < I; ++j) {
     unsigned digit = 0;  // beyond the tile: never counted, never ranked (in_tile)
     if (in_tile(j)) {
       digit = args.digit(keys[j]);
-      count_digit(s.warp_counts[warp], digit);
+      atomicAdd(&s.warp_counts[warp][digit], 1u);
     }
-    if constexpr (!Policy::wide_digits) packed_digits.set(j, digit);
+    digits.set(j, digit);
   }
   __syncthreads();
-  const auto digit_of_key = [&](int j) { return args.digit(keys[j]); };
-  const auto digits = [&] {
-    if constexpr (Policy::wide_digits) {
-      return computed_digits<decltype(digit_of_key)>{digit_of_key};
-    } else {
-      return packed_digits;
-    }
-  }();
 
-  // 2-3. The tile's digit counts (published, onesweep) and where each digit starts in the tile.
-  unsigned count = 0, digit_start = 0;  // digits of up to 8 bits: this thread's digit's
-  if constexpr (Policy::wide_digits) {
-    radix_tile_wide_digit_starts<Policy, Source, Full>(args, s, ticket);
-  } else {
-    radix_tile_digit_starts<Policy, Source, Full>(args, s, ticket, count, digit_start);
+  // 2. The tile's digit counts, published (onesweep); warp counts become exclusive over the warps.
+  // Thread d < R owns digit d. A full tile whose keys all share one digit says so.
+  unsigned count = 0;
+  if (threadIdx.x < R) {
+#pragma unroll
+    for (int w = 0; w < Policy::warps; ++w) {
+      const unsigned c = s.warp_counts[w][threadIdx.x];
+      s.warp_counts[w][threadIdx.x] = count;
+      count += c;
+    }
+    if constexpr (Source == radix_offsets_source::onesweep) {
+      if (ticket.tile != 0) args.state.with_epoch(ticket.epoch).publish(ticket.tile, threadIdx.x, flag_aggregate, count);
+    }
+    if (Full && count == Policy::tile_items) s.single_digit = threadIdx.x;
   }
+
+  // 3. Where each digit starts in the tile (the scan's barriers also publish s.single_digit).
+  const block_scan_result<unsigned> starts = storage_t::block_scan::scan(count, s.scan, plus_op{});
+  const unsigned digit_start = threadIdx.x == 0 ? 0u : starts.exclusive;
 
   if constexpr (Full) {
     const unsigned single = s.single_digit;
     if (single < R) {
       // One digit: the tile's order is already its sorted order. Straight to the output, keys and
       // values from the registers, no ranking.
-      if constexpr (Policy::wide_digits) __syncthreads();  // the starts in s.digit_base
       radix_find_digit_bases<Policy, Source>(args, s, ticket, count, digit_start);
       const long long base = s.digit_base[single] + first;
 #pragma unroll
@@ -410,18 +246,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   }
 
   // Ranks: every (warp, digit) from where it starts in the tile; keys into shared memory.
-  if constexpr (Policy::wide_digits) {
-    constexpr int K = Policy::digits_per_thread;
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int d = static_cast<int>(threadIdx.x) * K + k;
-      if (d < R) {
-        const auto start = static_cast<unsigned>(s.digit_base[d]);
-#pragma unroll
-        for (int w = 0; w < Policy::warps; ++w) s.warp_counts[w][d] = static_cast<unsigned short>(s.warp_counts[w][d] + start);
-      }
-    }
-  } else if (threadIdx.x < R) {
+  if (threadIdx.x < R) {
 #pragma unroll
     for (int w = 0; w < Policy::warps; ++w) s.warp_counts[w][threadIdx.x] += digit_start;
   }
@@ -444,7 +269,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
 
   // 5. Keys out, then values.
   constexpr bool pad = radix_pads_exchange<Key, Value>();
-  packed_fields<I, digit_bits> out_digits;
+  packed_fields<I, 8> out_digits;
 #pragma unroll
   for (int k = 0; k < I; ++k) {
     const int index = k * B + static_cast<int>(threadIdx.x);
@@ -500,9 +325,8 @@ __device__ __forceinline__ void radix_prefetch_ahead(const radix_pass_arrays<Key
 template <class Policy, radix_offsets_source Source, class Key, class Value, class BitKey>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     radix_pass_kernel(const radix_pass_args<Key, Value, BitKey> args) {
-  extern __shared__ __align__(16) unsigned char dynamic_bytes[];
-  radix_pass_storage<Policy>& s = radix_pass_shared_storage<Policy>(dynamic_bytes);
-  unsigned char* const exchange_bytes = dynamic_bytes + radix_storage_dynamic_bytes<Policy>();
+  __shared__ radix_pass_storage<Policy> s;
+  extern __shared__ __align__(16) unsigned char exchange_bytes[];
   // Every thread works out the pass's route itself (one broadcast load and a few operations).
   const radix_pass_route route = route_radix_pass(args.trivial_passes != nullptr ? *args.trivial_passes : 0u,
                                                   args.pass, args.passes, args.double_buffered);
@@ -511,16 +335,10 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
                                                         : tile_ticket{blockIdx.x, 0};
     s.single_digit = Policy::radix;
   }
-  if constexpr (Policy::wide_digits) {
-    // 16-byte stores: 2^11 16-bit counters per warp would take 64 stores a thread one by one.
-    constexpr int words = static_cast<int>(sizeof(s.warp_counts) / sizeof(uint4));
-    for (int i = threadIdx.x; i < words; i += Policy::block_threads) reinterpret_cast<uint4*>(&s.warp_counts[0][0])[i] = uint4{};
-  } else {
-    for (int i = threadIdx.x; i < Policy::warps * Policy::radix; i += Policy::block_threads) {
-      (&s.warp_counts[0][0])[i] = 0;
-      if constexpr (Policy::rank_by_atomic_or) {
-        radix_pass_masks<Policy, Key, Value>(exchange_bytes)[i] = 0;
-      }
+  for (int i = threadIdx.x; i < Policy::warps * Policy::radix; i += Policy::block_threads) {
+    (&s.warp_counts[0][0])[i] = 0;
+    if constexpr (Policy::rank_by_atomic_or) {
+      radix_pass_masks<Policy, Key, Value>(exchange_bytes)[i] = 0;
     }
   }
   __syncthreads();

@@ -80,28 +80,7 @@ constexpr std::size_t with_rank_masks(std::size_t exchange_bytes) {
                                    : exchange_bytes;
 }
 
-// Adds one to a warp's counter of `digit` (shared atomics). 16-bit counters (wide digits) sit two
-// to a word: the add goes to the word, and no warp counts 2^16 keys of a tile, so it never
-// carries into the neighbouring counter.
-__device__ __forceinline__ void count_digit(unsigned* counters, unsigned digit) { atomicAdd(&counters[digit], 1u); }
-__device__ __forceinline__ void count_digit(unsigned short* counters, unsigned digit) {
-  atomicAdd(reinterpret_cast<unsigned*>(counters) + (digit >> 1), 1u << ((digit & 1u) * 16));
-}
-
-// A rank's digit source that works each digit out again from the item it came from (digit_of(j)),
-// instead of keeping it packed in registers: wide digits would take a register per two items,
-// and the keys stay in registers through the rank anyway.
-template <class DigitOf>
-struct computed_digits {
-  DigitOf digit_of;
-  __device__ __forceinline__ unsigned get(int j) const { return digit_of(j); }
-  __device__ __forceinline__ unsigned match_word(int j) const { return digit_of(j); }
-  __device__ __forceinline__ int match_offset(int) const { return 0; }
-};
-
-// digits.get(j): the digit of item j, for the items with valid(j) (those inside the tile), and
-// its bits at match_offset(j) of match_word(j) (a packed_fields, or computed_digits). Counter:
-// unsigned, or unsigned short for wide digits (a tile's positions stay below 2^16).
+// digits.get(j): the digit of item j, for the items with valid(j) (those inside the tile).
 // On return positions.get(j) is the item's position (or its exchange slot, PadSlots):
 // warp_counts[d] as it was, plus the item's rank among the warp's items of digit d; warp_counts[d]
 // has grown by the warp's number of such items.
@@ -109,10 +88,9 @@ struct computed_digits {
 // as exchange slots (radix_exchange_slot); without it, as plain positions. MatchByAtomicOr: the
 // lanes of a digit come from match_digit_by_atomic_or on warp_masks (the warp's zeroed mask words,
 // zero again on return), else from the ballots of match_digit.
-template <int ItemsPerThread, int RadixBits, bool Full, bool PadSlots, class Valid, bool MatchByAtomicOr = false,
-          class Digits = packed_fields<ItemsPerThread, 8>, class Counter = unsigned>
-__device__ __forceinline__ void warp_rank_digits(const Digits& digits,
-                                                 packed_fields<ItemsPerThread, 16>& positions, Counter* warp_counts,
+template <int ItemsPerThread, int RadixBits, bool Full, bool PadSlots, class Valid, bool MatchByAtomicOr = false>
+__device__ __forceinline__ void warp_rank_digits(const packed_fields<ItemsPerThread, 8>& digits,
+                                                 packed_fields<ItemsPerThread, 16>& positions, unsigned* warp_counts,
                                                  Valid valid_item, int rows = ItemsPerThread,
                                                  unsigned* warp_masks = nullptr) {
   const int lane = lane_id();
@@ -126,13 +104,13 @@ __device__ __forceinline__ void warp_rank_digits(const Digits& digits,
     if constexpr (MatchByAtomicOr) {
       peers = match_digit_by_atomic_or(warp_masks, digit, valid);
     } else {
-      peers = match_digit<RadixBits, Full>(digits.match_word(j), digits.match_offset(j), valid);
+      peers = match_digit<RadixBits, Full>(digits.words[j / 4], (j % 4) * 8, valid);
     }
     const int leader = 31 - __clz(peers);
     unsigned count = 0;
     if (valid && lane == leader) {
       count = warp_counts[digit];
-      warp_counts[digit] = static_cast<Counter>(count + __popc(peers));
+      warp_counts[digit] = count + __popc(peers);
     }
     count = __shfl_sync(full_warp_mask, count, leader & 31);
     // Every lane loaded its mask word before the shuffle (the leader's index depends on it), so

@@ -43,16 +43,8 @@ namespace scankit::device_detail {
 
 constexpr std::size_t radix_round_up_256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-// Keys of one onesweep launch at most: a digit's count in a portion fits 32 bits with room, and
-// the portion's look-back state (one 8-byte word per tile and digit, reused by the next portion)
-// stays within what 8-bit digits take at 2^28 keys, whatever the digit width.
-template <class Policy>
-constexpr long long radix_portion_keys() {
-  constexpr long long most = 1ll << 28;
-  constexpr long long state_words = (most / Policy::tile_items + 1) * 256;
-  constexpr long long tiles = state_words / Policy::radix;
-  return tiles * Policy::tile_items < most ? tiles * Policy::tile_items : most;
-}
+// Keys of one onesweep launch at most: a digit's count in a portion fits 32 bits with room.
+constexpr long long radix_portion_keys = 1ll << 28;
 
 // Everything about one sort that the host decides: passes, tiles, and where each piece of the
 // scratch lives (offsets from the scratch start).
@@ -91,7 +83,7 @@ radix_sort_plan<Policy> plan_radix_sort(long long n, int begin_bit, int end_bit,
   plan.passes = radix_passes{begin_bit, end_bit, Policy::radix_bits};
   plan.reduce_then_scan = reduce_then_scan;
   plan.tiles = (n + Policy::tile_items - 1) / Policy::tile_items;
-  const long long portion_tiles = (radix_portion_keys<Policy>() + Policy::tile_items - 1) / Policy::tile_items;
+  const long long portion_tiles = (radix_portion_keys + Policy::tile_items - 1) / Policy::tile_items;
   plan.portion_tiles = reduce_then_scan ? plan.tiles : std::min(plan.tiles, portion_tiles);
   plan.portions = plan.portion_tiles == 0 ? 0 : (plan.tiles + plan.portion_tiles - 1) / plan.portion_tiles;
   const int passes = plan.passes.count();
@@ -226,7 +218,7 @@ void run_radix_histogram(const radix_sort_plan<Policy>& plan, const workspace_vi
                 grid, histogram_policy::block_threads, stream, keys, plan.n, plan.n_device, bit_key, descending,
                 plan.passes, counts);
   launch_kernel("radix_digit_starts_kernel", radix_digit_starts_kernel<Policy::radix>, static_cast<unsigned>(passes),
-                radix_digit_starts_threads(Policy::radix), stream, counts, plan.n, plan.n_device, starts, plan.starts_per_pass(), trivial);
+                Policy::radix, stream, counts, plan.n, plan.n_device, starts, plan.starts_per_pass(), trivial);
 }
 
 // Fills out[i] = i (argsort with no pass to run); n_device as in device_count.cuh.
@@ -281,8 +273,7 @@ void run_radix_block_sort(const radix_sort_call<Policy, Key, Value, BitKey>& cal
     }
   }
   args.n = static_cast<int>(n);
-  // The block's own digit width; the caller's pass count (above) still decides where it writes.
-  args.passes = radix_passes{passes.begin_bit, passes.end_bit, BlockPolicy::radix_bits};
+  args.passes = passes;
   args.bit_key = bit_key;
   args.descending = descending;
   args.n_device = n_device;

@@ -15,7 +15,7 @@ template <int BlockThreads, int ItemsPerThread, int RadixBits = 8, int MinBlocks
           int PrefetchTilesAhead = 0, bool RankByAtomicOr = false>
 struct radix_pass_policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "the block must be whole warps, at most 1024 threads");
-  static_assert(RadixBits >= 5 && RadixBits <= 11, "digits of 5 to 11 bits");
+  static_assert(RadixBits >= 5 && RadixBits <= 8, "digits of 5 to 8 bits (the digit scans take whole warps)");
   static constexpr int block_threads = BlockThreads;
   static constexpr int warps = BlockThreads / 32;
   static constexpr int items_per_thread = ItemsPerThread;
@@ -25,12 +25,7 @@ struct radix_pass_policy {
   // ptxas's own choice; an explicit 1 lets it take far more registers).
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr int radix = 1 << RadixBits;
-  // Digits above 8 bits (wide): each thread owns several digits, the per-warp counters are 16
-  // bits (a tile's positions fit) so that 2048 of them per warp fit shared memory, and a key's
-  // digit is kept in a 16-bit field (radix_pass_kernel.cuh).
-  static constexpr bool wide_digits = RadixBits > 8;
-  static constexpr int digits_per_thread = (radix + BlockThreads - 1) / BlockThreads;
-  static_assert(!wide_digits || tile_items < 65536, "wide digits count a tile's keys in 16 bits");
+  static_assert(radix <= BlockThreads, "one thread per digit looks back: the block needs at least 2^bits threads");
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
   // Predecessors each digit's look-back reads per step (channel_look_back.cuh).
   static constexpr int look_back_window = LookBackWindow;
@@ -42,7 +37,6 @@ struct radix_pass_policy {
   // How the rank finds a row's lanes of one digit (radix_rank.cuh): false, one ballot per digit bit;
   // true, each lane ors its bit into its digit's word of a per-warp mask array in shared memory.
   static constexpr bool rank_by_atomic_or = RankByAtomicOr;
-  static_assert(!(wide_digits && RankByAtomicOr), "wide digits rank by the ballot match only");
 };
 
 // Small sorts in one block (radix_block_sort.cuh): BlockThreads threads hold ItemsPerThread keys

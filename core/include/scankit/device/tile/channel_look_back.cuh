@@ -73,67 +73,6 @@ __device__ __forceinline__ Count channel_look_back(const multi_channel_tile_stat
   }
 }
 
-// One thread, several channels walked in step (a block with more channels than threads): the
-// same walk as channel_look_back for channel[k] of each k with active[k], every step reading
-// Window predecessors of every channel still walking before waiting on any, so that a thread's
-// Channels walks cost the round trips of the longest, not of their sum. On return exclusive[k]
-// is the sum of channel[k]'s counts over tiles 0 .. tile - 1 (0 where not active). tile >= 1.
-template <int Channels, int Window, class Count>
-__device__ __forceinline__ void channels_look_back(const multi_channel_tile_state<Count>& state, long long tile,
-                                                   const std::uint32_t (&channel)[Channels],
-                                                   const bool (&active)[Channels], Count (&exclusive)[Channels],
-                                                   look_back_backoff backoff) {
-  static_assert(Window >= 1 && Window <= 32, "a window of 1 to 32 predecessors");
-  long long nearest[Channels];
-  bool walking[Channels];
-#pragma unroll
-  for (int c = 0; c < Channels; ++c) {
-    exclusive[c] = 0;
-    nearest[c] = tile - 1;
-    walking[c] = active[c];
-  }
-  unsigned delay = backoff.first_ns;
-  for (;;) {
-    Count counts[Channels][Window];
-    tile_flag flags[Channels][Window];
-#pragma unroll
-    for (int c = 0; c < Channels; ++c) {
-#pragma unroll
-      for (int k = 0; k < Window; ++k) {
-        flags[c][k] = flag_prefix;  // a channel done, or below tile 0: never added
-        counts[c][k] = 0;
-        if (walking[c] && nearest[c] - k >= 0) flags[c][k] = state.read(nearest[c] - k, channel[c], counts[c][k]);
-      }
-    }
-    bool waiting = false, any_walking = false;
-#pragma unroll
-    for (int c = 0; c < Channels; ++c) {
-      if (!walking[c]) continue;
-#pragma unroll
-      for (int k = 0; k < Window; ++k) {
-        if (flags[c][k] == flag_none) {
-          waiting = true;
-          break;
-        }
-        exclusive[c] = static_cast<Count>(exclusive[c] + counts[c][k]);
-        --nearest[c];
-        if (flags[c][k] == flag_prefix) {
-          walking[c] = false;
-          break;
-        }
-      }
-      any_walking = any_walking || walking[c];
-    }
-    if (!any_walking) return;
-    if (waiting) {
-      if (delay > 0) __nanosleep(delay);
-      delay = delay * 2 < backoff.max_ns ? delay * 2 : backoff.max_ns;
-    } else {
-      delay = backoff.first_ns;
-    }
-  }
-}
-
 // Every thread of a one-dimensional block calls this once the block's counts are final:
 // counts[c] (shared memory, c < state.channels, visible to all threads after a barrier). Thread i
 // handles channels i, i + blockDim.x, ...: it publishes their aggregates, then looks back over
