@@ -54,8 +54,12 @@
 #   SCANKIT_TEST_SMALL      the sanitizer runs set it to 1 unless it is set (compaction tests then
 #                           stay below ~10 tiles; 0 gives the full sizes)
 #   SANITIZER_TOOLS         default "memcheck racecheck synccheck"
-#   SANITIZER_TIMEOUT       seconds per tool and binary (default 120)
+#   SANITIZER_TIMEOUT       seconds per tool and binary, or per case for the tools in
+#                           SANITIZER_SPLIT (default 120)
 #                           A binary whose filter matches no test fails its tool.
+#   SANITIZER_SPLIT         tools that run each case of a filter on its own, each with its own
+#                           limit and summary line (e.g. "racecheck" for a few slow cases; default
+#                           none: every filter runs whole, one process per tool and binary)
 #   BENCH_FILTER            --benchmark_filter (default: everything)
 #   BENCH_ARGS              more bench_scan arguments (e.g. --benchmark_repetitions=3)
 #   BENCH_TIMEOUT           seconds (default 330)
@@ -353,6 +357,39 @@ step_sort() {
   fi
 }
 
+# One compute-sanitizer run: tool, binary, gtest filter, the name the summary gives it. Reads
+# $sanitizer, $log, $small and $reserve from step_sanitizer. Returns 1 when the run did not pass.
+sanitize_run() {
+  local tool=$1 b=$2 filter=$3 label=$4 limit rc
+  limit=$(step_limit "${SANITIZER_TIMEOUT:-120}" "$reserve")
+  if too_little "$limit" "${SANITIZER_TIMEOUT:-120}" 10; then
+    add "sanitizer $tool $label: NOT RUN (no time left)"; return 1
+  fi
+  say "sanitizer: $tool on $(basename "$b") --gtest_filter=$filter (limit ${limit}s) -> $log"
+  echo "### $tool $label: SCANKIT_TEST_SMALL=$small compute-sanitizer --tool $tool --error-exitcode 1 $b --gtest_filter=$filter" >>"$log"
+  local t0
+  t0=$(date +%s)
+  (cd "$(dirname "$b")" && SCANKIT_TEST_SMALL="$small" run_limited "$limit" "$sanitizer" --tool "$tool" \
+    --error-exitcode 1 "$b" --gtest_filter="$filter") >"$TMP/run.log" 2>&1
+  rc=$?
+  local secs=$(( $(date +%s) - t0 ))
+  cat "$TMP/run.log" >>"$log"
+  echo "### $tool $label: exit $rc after ${secs}s" >>"$log"
+  local errors tests none="" ok=0
+  errors=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$TMP/run.log" | tail -n 1 | sed 's/^=* *//')
+  tests=$(grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ tests?' "$TMP/run.log" | tr '\n' ' ' | sed 's/ *$//')
+  if grep -qE '^\[  PASSED  \] 0 tests' "$TMP/run.log"; then
+    none=" | the filter matched no test"; ok=1
+  fi
+  if (( rc == 124 || rc == 137 )); then
+    add "sanitizer $tool $label: TIMED OUT after ${limit}s (${errors:-no error summary})"
+  else
+    add "sanitizer $tool $label: ${errors:-no ERROR SUMMARY line} | ${tests:-no gtest result} | exit $rc, ${secs}s$none"
+  fi
+  (( rc != 0 )) && ok=1
+  return $ok
+}
+
 step_sanitizer() {
   local sanitizer tools lines=() line log="$OUTDIR/sanitizer.log"
   tools=${SANITIZER_TOOLS:-"memcheck racecheck synccheck"}
@@ -372,41 +409,25 @@ step_sanitizer() {
   local small=${SCANKIT_TEST_SMALL-1}
   local tool reserve
   reserve=$(reserve_after sanitizer)
+  # Tools in SANITIZER_SPLIT run each case of a binary on its own: several slow cases in one run
+  # can pass the limit together and leave no summary for any of them.
+  local split=" ${SANITIZER_SPLIT:-} "
   for tool in $tools; do
     local tool_ok=1
     for line in "${lines[@]}"; do
-      local b=${line%%$'\t'*} filter=${line#*$'\t'} name limit rc
+      local b=${line%%$'\t'*} filter=${line#*$'\t'} name
       name=$(basename "$b")
-      limit=$(step_limit "${SANITIZER_TIMEOUT:-120}" "$reserve")
       if [[ ! -x "$b" ]]; then
         echo "### $tool $name: $b not found" >>"$log"
         add "sanitizer $tool $name: BINARY NOT FOUND ($b)"; tool_ok=0; continue
       fi
-      if too_little "$limit" "${SANITIZER_TIMEOUT:-120}" 10; then
-        add "sanitizer $tool $name: NOT RUN (no time left)"; tool_ok=0; continue
-      fi
-      say "sanitizer: $tool on $name --gtest_filter=$filter (limit ${limit}s) -> $log"
-      echo "### $tool $name: SCANKIT_TEST_SMALL=$small compute-sanitizer --tool $tool --error-exitcode 1 $b --gtest_filter=$filter" >>"$log"
-      local t0
-      t0=$(date +%s)
-      (cd "$(dirname "$b")" && SCANKIT_TEST_SMALL="$small" run_limited "$limit" "$sanitizer" --tool "$tool" \
-        --error-exitcode 1 "$b" --gtest_filter="$filter") >"$TMP/run.log" 2>&1
-      rc=$?
-      local secs=$(( $(date +%s) - t0 ))
-      cat "$TMP/run.log" >>"$log"
-      echo "### $tool $name: exit $rc after ${secs}s" >>"$log"
-      local errors tests none=""
-      errors=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$TMP/run.log" | tail -n 1 | sed 's/^=* *//')
-      tests=$(grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ tests?' "$TMP/run.log" | tr '\n' ' ' | sed 's/ *$//')
-      if grep -qE '^\[  PASSED  \] 0 tests' "$TMP/run.log"; then
-        none=" | the filter matched no test"; tool_ok=0
-      fi
-      if (( rc == 124 || rc == 137 )); then
-        add "sanitizer $tool $name: TIMED OUT after ${limit}s (${errors:-no error summary})"
+      if [[ "$split" == *" $tool "* && "$filter" != *-* ]]; then  # a negative filter stays whole
+        local one parts=()
+        IFS=: read -ra parts <<<"$filter"
+        for one in "${parts[@]}"; do sanitize_run "$tool" "$b" "$one" "$name $one" || tool_ok=0; done
       else
-        add "sanitizer $tool $name: ${errors:-no ERROR SUMMARY line} | ${tests:-no gtest result} | exit $rc, ${secs}s$none"
+        sanitize_run "$tool" "$b" "$filter" "$name" || tool_ok=0
       fi
-      (( rc != 0 )) && tool_ok=0
     done
     (( tool_ok )) || fail_step "sanitizer:$tool"
   done
