@@ -355,11 +355,20 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, ite
                                                                device, 0, stream);
       return;
     }
-    // Without clusters (before sm_90) the cluster's block shape sorts up to its tile alone.
-    const int chunk_log2 = radix_cluster_chunk_log2<typename tuned::block_cluster>(n, device);
-    if (chunk_log2 > 0 || n <= tuned::block_cluster::tile_items) {
-      run_radix_block_sort<typename tuned::block_cluster, true>(call, count, plan.passes, descending, bit_key,
-                                                                device, chunk_log2, stream);
+    // Without clusters (before sm_90, or a partition without room for this one) the cluster's
+    // block shape sorts up to its tile alone.
+    using cluster_shape = typename tuned::block_cluster;
+    int chunk_log2 = radix_cluster_chunk_log2<cluster_shape>(n, device);
+    if (chunk_log2 > 0) {
+      constexpr auto kernel = radix_block_sort_kernel<cluster_shape, Key, Value, BitKey, true>;
+      constexpr std::size_t smem = radix_block_sort_bytes<cluster_shape, Key, Value>();
+      allow_dynamic_shared_memory<kernel>(device, smem);
+      const auto blocks = static_cast<unsigned>((n + (1ll << chunk_log2) - 1) >> chunk_log2);
+      if (!cluster_fits<kernel>(device, blocks, cluster_shape::block_threads, smem)) chunk_log2 = 0;
+    }
+    if (chunk_log2 > 0 || n <= cluster_shape::tile_items) {
+      run_radix_block_sort<cluster_shape, true>(call, count, plan.passes, descending, bit_key, device, chunk_log2,
+                                                stream);
       return;
     }
   }
