@@ -49,7 +49,7 @@ struct radix_block_sort_args {
   BitKey bit_key;
   bool descending;
   const std::int64_t* n_device = nullptr;  // the count in device memory (device_count.cuh), n its bound
-  int chunk_log2 = 30;  // a cluster's positions per block (radix_cluster_chunk_log2); one block: any >= 16
+  int chunk_log2 = 30;  // positions per block (log2): a cluster's chunk; one block keeps the default
 };
 
 // The exchanges' bytes: the keys', then the values' (both padded as the pass kernel's).
@@ -130,12 +130,12 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
   Value* exchange_values =
       reinterpret_cast<Value*>(exchange_bytes + sizeof(Key) * (Policy::tile_items + Policy::tile_items / 32));
 
-  // This block's positions: [begin, begin + mine). One block holds them all.
+  // This block's positions: [begin, begin + mine) (one block alone: all of them).
   const int block_count = blocks::count();
   const int block = blocks::rank();
-  const int chunk_log2 = block_count == 1 ? 30 : args.chunk_log2;
-  const int begin = block_count == 1 ? 0 : block << chunk_log2;
-  const int mine = block_count == 1 ? n : max(0, min(n - begin, 1 << chunk_log2));
+  const int chunk_log2 = args.chunk_log2;
+  const int begin = block << chunk_log2;
+  const int mine = max(0, min(n - begin, 1 << chunk_log2));
   // Each warp takes `rows` rows of 32 keys, as few as its block's keys allow, so that small sorts
   // rank few rows.
   const int rows = (mine + 32 * Policy::warps - 1) / (32 * Policy::warps);

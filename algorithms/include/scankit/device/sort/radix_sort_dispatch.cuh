@@ -258,25 +258,26 @@ radix_sort_plan<Policy> plan_for(const radix_sort_call<Policy, Key, Value, BitKe
 // The positions per block (log2) of a cluster sort of n keys (radix_block_sort.cuh), or 0 where
 // one block or the multi-block passes sort them: the smallest power of two of at least
 // BlockPolicy::cluster_chunk_keys that radix_cluster_max_blocks blocks cover n with, if a block's
-// tile holds it (sm_90 and later).
-template <class BlockPolicy>
+// tile holds it and the device holds such a cluster (sm_90 and later; not every GPU partition).
+template <class BlockPolicy, class Key, class Value, class BitKey>
 int radix_cluster_chunk_log2(long long n, int device) {
-  if (n > radix_cluster_max_keys) return 0;
-  int major = 0;
-  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (major < 9) return 0;
+  if (n > radix_cluster_max_keys || !device_has_clusters(device)) return 0;
   int chunk_log2 = 0;
   while ((1ll << chunk_log2) < BlockPolicy::cluster_chunk_keys || (1ll << chunk_log2) * radix_cluster_max_blocks < n) {
     ++chunk_log2;
   }
   if ((1ll << chunk_log2) > BlockPolicy::tile_items || n <= (1ll << chunk_log2)) return 0;
-  return chunk_log2;
+  constexpr auto kernel = radix_block_sort_kernel<BlockPolicy, Key, Value, BitKey, true>;
+  constexpr std::size_t smem = radix_block_sort_bytes<BlockPolicy, Key, Value>();
+  allow_dynamic_shared_memory<kernel>(device, smem);
+  const auto blocks = static_cast<unsigned>((n + (1ll << chunk_log2) - 1) >> chunk_log2);
+  return cluster_fits<kernel>(device, blocks, BlockPolicy::block_threads, smem) ? chunk_log2 : 0;
 }
 
 // A sort of at most BlockPolicy::tile_items keys in one launch of one block (chunk_log2 == 0), or
 // (Clustered) of at most radix_cluster_max_blocks x 2^chunk_log2 in one cluster of blocks, each
-// holding 2^chunk_log2 positions. It reads everything before it writes, so a double-buffered sort with an
-// even pass count sorts in place.
+// holding 2^chunk_log2 positions. It reads everything before it writes, so a double-buffered sort
+// with an even pass count sorts in place.
 template <class BlockPolicy, bool Clustered, class Policy, class Key, class Value, class BitKey>
 void run_radix_block_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, item_count count,
                           const radix_passes& passes, bool descending, const BitKey& bit_key, int device,
@@ -358,14 +359,7 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, ite
     // Without clusters (before sm_90, or a partition without room for this one) the cluster's
     // block shape sorts up to its tile alone.
     using cluster_shape = typename tuned::block_cluster;
-    int chunk_log2 = radix_cluster_chunk_log2<cluster_shape>(n, device);
-    if (chunk_log2 > 0) {
-      constexpr auto kernel = radix_block_sort_kernel<cluster_shape, Key, Value, BitKey, true>;
-      constexpr std::size_t smem = radix_block_sort_bytes<cluster_shape, Key, Value>();
-      allow_dynamic_shared_memory<kernel>(device, smem);
-      const auto blocks = static_cast<unsigned>((n + (1ll << chunk_log2) - 1) >> chunk_log2);
-      if (!cluster_fits<kernel>(device, blocks, cluster_shape::block_threads, smem)) chunk_log2 = 0;
-    }
+    const int chunk_log2 = radix_cluster_chunk_log2<cluster_shape, Key, Value, BitKey>(n, device);
     if (chunk_log2 > 0 || n <= cluster_shape::tile_items) {
       run_radix_block_sort<cluster_shape, true>(call, count, plan.passes, descending, bit_key, device, chunk_log2,
                                                 stream);

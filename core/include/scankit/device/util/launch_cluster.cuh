@@ -43,6 +43,13 @@ void launch_kernel_cluster(const char* name, void (*kernel)(Params...), dim3 gri
   if (code != cudaSuccess) throw cuda_error(code, std::string("launch of ") + name);
 }
 
+// Whether the device runs thread block clusters (sm_90 and later).
+inline bool device_has_clusters(int device) {
+  int major = 0;
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 9;
+}
+
 // Whether one cluster of `cluster_blocks` blocks of Kernel (block_threads threads, `bytes` of
 // dynamic shared memory, already allowed) fits the device: every block of a cluster runs on its
 // own multiprocessor of one GPU processing cluster, which a partition of the GPU (MIG) may not
