@@ -5,7 +5,7 @@
 // the same keys and cub::DeviceRadixSort on the same data.
 // Every variant's output is checked against CUB's first, bit for bit.
 //
-//   tune_sort [--json FILE] [--log2n 28] [--reps 20]
+//   tune_sort [--json FILE] [--log2n 28] [--reps 20] [--small-only]
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +22,9 @@
 #include "sweep_result.hpp"
 
 #include "scankit/device/sort.cuh"
+#include "scankit/device/sort/bitonic_block_sort.cuh"
+#include "scankit/device/util/launch_cluster.cuh"
+#include "scankit/workspace.hpp"
 #include "scankit/error.hpp"
 #include "scankit/scan.hpp"  // cuda_device_available
 
@@ -148,27 +151,70 @@ void sweep(const char* type_name, long long n, int distribution) {
   }
 }
 
-// The one-block sort (radix_block_sort.cuh) of n <= 16384 u32 keys, the tuned block shape with
-// each match, launched directly (the sort's dispatch takes its block shape from the tuning table).
-template <bool AtomicOr>
-double one_block_ms(const std::uint32_t* keys, std::uint32_t* out, int n) {
-  using tuned = scankit::device_detail::radix_sort_tuning<4, 0>::block;
-  using P = scankit::device_detail::radix_block_sort_policy<tuned::block_threads, tuned::items_per_thread, AtomicOr>;
-  using bit_key = scankit::default_bit_key<std::uint32_t>;
-  scankit::device_detail::radix_block_sort_args<std::uint32_t, scankit::device_detail::radix_no_values, bit_key> args{};
+using u32_block_args =
+    scankit::device_detail::radix_block_sort_args<std::uint32_t, scankit::device_detail::radix_no_values,
+                                                  scankit::default_bit_key<std::uint32_t>>;
+
+// The arguments of a small sort of n u32 keys over every bit.
+u32_block_args small_sort_args(const std::uint32_t* keys, std::uint32_t* out, int n) {
+  u32_block_args args{};
   args.keys_in = keys;
   args.keys_out = out;
   args.n = n;
   args.passes = scankit::device_detail::radix_passes{0, 32, 8};
+  return args;
+}
+
+// The one-block sort (radix_block_sort.cuh) of n u32 keys in a block of Threads x Items, with each
+// match, launched directly (the sort's dispatch takes its block shape from the tuning table); with
+// ChunkLog2 > 0, the cluster sort of 2^ChunkLog2 positions per block.
+template <int Threads, int Items, bool AtomicOr, int ChunkLog2 = 0>
+double one_block_ms(const std::uint32_t* keys, std::uint32_t* out, int n) {
+  using P = scankit::device_detail::radix_block_sort_policy<Threads, Items, AtomicOr>;
+  using bit_key = scankit::default_bit_key<std::uint32_t>;
+  u32_block_args args = small_sort_args(keys, out, n);
   constexpr std::size_t smem = scankit::device_detail::radix_block_sort_bytes<P, std::uint32_t,
                                                                                scankit::device_detail::radix_no_values>();
   constexpr auto kernel = scankit::device_detail::radix_block_sort_kernel<P, std::uint32_t,
-                                                                         scankit::device_detail::radix_no_values, bit_key>;
+                                                                         scankit::device_detail::radix_no_values, bit_key,
+                                                                         (ChunkLog2 > 0)>;
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   scankit::device_detail::allow_dynamic_shared_memory<kernel>(device, smem);
-  return scankit_bench::median_ms([&] { kernel<<<1, P::block_threads, smem>>>(args); }, reps);
+  if constexpr (ChunkLog2 > 0) {
+    args.chunk_log2 = ChunkLog2;
+    const unsigned blocks = static_cast<unsigned>((n + (1 << ChunkLog2) - 1) >> ChunkLog2);
+    return scankit_bench::median_ms([&] {
+      scankit::device_detail::launch_kernel_cluster("radix_block_sort_kernel (cluster)", kernel, dim3(blocks),
+                                                    dim3(P::block_threads), blocks, smem, nullptr, args);
+    }, reps);
+  } else {
+    return scankit_bench::median_ms([&] { kernel<<<1, P::block_threads, smem>>>(args); }, reps);
+  }
 }
+
+// The sort's own dispatch (scankit::device::sort_keys, the tuned shapes): what a caller gets.
+double dispatch_ms(const std::uint32_t* keys, std::uint32_t* out, int n) {
+  static scankit::workspace ws;
+  return scankit_bench::median_ms([&] { scankit::device::sort_keys(keys, out, n, nullptr, &ws); }, reps);
+}
+
+// The bitonic sort of up to 1024 keys (bitonic_block_sort.cuh), what the sort's dispatch runs there.
+double bitonic_ms(const std::uint32_t* keys, std::uint32_t* out, int n) {
+  using bit_key = scankit::default_bit_key<std::uint32_t>;
+  const u32_block_args args = small_sort_args(keys, out, n);
+  constexpr auto kernel =
+      scankit::device_detail::bitonic_block_sort_kernel<std::uint32_t, scankit::device_detail::radix_no_values, bit_key>;
+  return scankit_bench::median_ms([&] { kernel<<<1, scankit::device_detail::bitonic_sort_threads>>>(args); }, reps);
+}
+
+// A block shape of the one-block sort: its name, its tile and its timing.
+struct block_shape {
+  const char* name;
+  int tile;  // the most keys it sorts
+  double (*ms)(const std::uint32_t*, std::uint32_t*, int);
+  int least = 0;  // the fewest keys it is meant for (a cluster of at least 2 blocks)
+};
 
 void sweep_one_block(int n, int distribution) {
   const char* distributions[] = {"uniform", "8 distinct", "below 2^20"};
@@ -184,15 +230,35 @@ void sweep_one_block(int n, int distribution) {
   const double cub_ms =
       scankit_bench::median_ms([&] { SCANKIT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytes, keys, ref, n)); }, reps);
   rows.push_back({workload, "cub", cub_ms, n / cub_ms * 1e3, 1.0, 0.0, true});
-  std::printf("%-40s %-10s %8.4f ms\n", workload.c_str(), "cub", cub_ms);
-  for (int variant = 0; variant < 2; ++variant) {
+  std::printf("%-40s %-18s %8.4f ms\n", workload.c_str(), "cub", cub_ms);
+  const block_shape shapes[] = {
+      {"dispatch", 1 << 16, dispatch_ms},
+      {"ballots 1024x16", 16384, one_block_ms<1024, 16, false>},
+      {"ballots 512x16", 8192, one_block_ms<512, 16, false>},
+      {"ballots 512x8", 4096, one_block_ms<512, 8, false>},
+      {"ballots 256x8", 2048, one_block_ms<256, 8, false>},
+      {"ballots 256x4", 1024, one_block_ms<256, 4, false>},
+      {"bitonic", scankit::device_detail::bitonic_sort_max_keys, bitonic_ms},
+      {"cluster 256x4 c1k", 8 << 10, one_block_ms<256, 4, false, 10>, 1 + (1 << 10)},
+      {"cluster 256x8 c1k", 8 << 10, one_block_ms<256, 8, false, 10>, 1 + (1 << 10)},
+      {"cluster 256x8 c2k", 8 << 11, one_block_ms<256, 8, false, 11>, 1 + (1 << 11)},
+      {"cluster 512x8 c1k", 8 << 10, one_block_ms<512, 8, false, 10>, 1 + (1 << 10)},
+      {"cluster 512x8 c2k", 8 << 11, one_block_ms<512, 8, false, 11>, 1 + (1 << 11)},
+      {"cluster 512x8 c4k", 8 << 12, one_block_ms<512, 8, false, 12>, 1 + (1 << 12)},
+      {"cluster 512x16 c2k", 8 << 11, one_block_ms<512, 16, false, 11>, 1 + (1 << 11)},
+      {"cluster 512x16 c4k", 8 << 12, one_block_ms<512, 16, false, 12>, 1 + (1 << 12)},
+      {"cluster 512x16 c8k", 8 << 13, one_block_ms<512, 16, false, 13>, 1 + (1 << 13)},
+      {"cluster 256x16 c2k", 8 << 11, one_block_ms<256, 16, false, 11>, 1 + (1 << 11)},
+  };
+  for (const block_shape& shape : shapes) {
+    if (n > shape.tile || n < shape.least) continue;
     SCANKIT_CUDA_CHECK(cudaMemset(out, 0xA5, n * sizeof(std::uint32_t)));
-    const double ms = variant == 0 ? one_block_ms<false>(keys, out, n) : one_block_ms<true>(keys, out, n);
+    const double ms = shape.ms(keys, out, n);
     SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
     const bool ok = same_bits(out, ref, n);
-    const char* name = variant == 0 ? "ballots" : "atomic_or";
-    rows.push_back({workload, name, ms, n / ms * 1e3, cub_ms / ms, 0.0, ok});
-    std::printf("%-40s %-10s %8.4f ms  %.2fx CUB%s\n", workload.c_str(), name, ms, cub_ms / ms, ok ? "" : "  MISMATCH");
+    rows.push_back({workload, shape.name, ms, n / ms * 1e3, cub_ms / ms, 0.0, ok});
+    std::printf("%-40s %-18s %8.4f ms  %.2fx CUB%s\n", workload.c_str(), shape.name, ms, cub_ms / ms,
+                ok ? "" : "  MISMATCH");
   }
   SCANKIT_CUDA_CHECK(cudaFree(temp));
   for (void* p : {static_cast<void*>(keys), static_cast<void*>(out), static_cast<void*>(ref)}) SCANKIT_CUDA_CHECK(cudaFree(p));
@@ -203,12 +269,14 @@ void sweep_one_block(int n, int distribution) {
 int main(int argc, char** argv) {
   const char* json = nullptr;
   int log2n = 28;
+  bool small_only = false;  // only the one-block sorts
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--small-only")) small_only = true;
     else {
-      std::fprintf(stderr, "usage: tune_sort [--json FILE] [--log2n 28] [--reps 20]\n");
+      std::fprintf(stderr, "usage: tune_sort [--json FILE] [--log2n 28] [--reps 20] [--small-only]\n");
       return 2;
     }
   }
@@ -217,15 +285,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   const long long n = 1ll << log2n;
-  for (int distribution = 0; distribution < 3; ++distribution) {
+  for (int distribution = 0; distribution < 3 && !small_only; ++distribution) {
     sweep<std::uint32_t, void>("u32 keys", n, distribution);
     sweep<std::uint32_t, std::uint32_t>("u32 pairs", n, distribution);
     sweep<std::uint64_t, void>("u64 keys", n, distribution);
     sweep<std::uint64_t, std::uint64_t>("u64 pairs", n, distribution);
   }
   for (int distribution = 0; distribution < 3; ++distribution) {
-    sweep_one_block(4096, distribution);
-    sweep_one_block(16384, distribution);
+    for (int small_n : {1024, 2048, 4096, 16384, 65536}) sweep_one_block(small_n, distribution);
   }
   const std::string head = scankit_bench::format("\"benchmark\": \"tune_sort\", \"n\": %lld", n);
   return scankit_bench::finish_sweep(json, head, rows, [](const row& r) {

@@ -189,7 +189,7 @@ TEST(DeviceCounts, PartitionPlacesRejectedByTheCount) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Sort: the bitonic and one-block sorts (small bounds), onesweep, 8-bit keys (never the counting
+// Sort: the one-block and cluster sorts (small bounds), onesweep, 8-bit keys (never the counting
 // sort with a device count), the double-buffer form, argsort, and a sort by no bits at all.
 
 template <class K, class V>
@@ -230,8 +230,10 @@ TEST(DeviceCounts, SortPairs) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
   std::mt19937_64 rng(seed);
-  check_sort_pairs<std::uint32_t, std::int32_t>(1000, rng);     // bitonic
-  check_sort_pairs<std::uint32_t, std::int32_t>(3000, rng);     // one-block radix sort
+  check_sort_pairs<std::uint32_t, std::int32_t>(1000, rng);     // one block of 256 x 4
+  check_sort_pairs<std::uint32_t, std::int32_t>(3000, rng);     // one block of 512 x 8
+  check_sort_pairs<std::uint32_t, std::int32_t>(6000, rng);     // a cluster of 3 blocks (sm_90 and later)
+  check_sort_pairs<std::uint32_t, std::int32_t>(50'000, rng);   // a cluster of 7
   check_sort_pairs<std::uint32_t, std::int32_t>(300'007, rng);  // onesweep
   check_sort_pairs<std::uint64_t, std::uint64_t>(150'001, rng);
 }

@@ -17,15 +17,17 @@
 namespace scankit::testing {
 namespace {
 
-// Around the one-block limits (16384 keys of up to 4 bytes, 12288 items of 8, 8192 of 16, 6144
-// wider) and the tiles of the tuned pass shapes: 384 x 24 (keys of up to 4 bytes), 384 x 20 (4-byte
-// keys and values), 384 x 16 (the others).
+// Around the small sorts' limits (one block up to 1024 and 4096 items; a cluster of up to 8 blocks
+// of 8192 items of up to 8 bytes, 4096 wider, at least 2048 per block, up to 2^16 on sm_90 and
+// later; one such block alone before) and the tiles of the tuned pass shapes: 384 x 24 (keys of
+// up to 4 bytes), 384 x 20 (4-byte keys and values), 384 x 16 (the others).
 std::vector<std::int64_t> sort_sizes(std::uint64_t seed) {
   const bool small = sort_small_sizes_only();
   std::mt19937_64 rng(seed);
-  std::vector<std::int64_t> sizes = {0,     1,     2,     31,    33,    3071,  3072,  3073,  6143,  6144,
-                                     6145,  8191,  8192,  8193,  12287, 12288, 12289, 16383, 16384, 16385,
-                                     18431, 18432, 18433, 23039, 23040, 23041, 24575, 24576, 24577};
+  std::vector<std::int64_t> sizes = {0,     1,     2,     31,    33,    1024,  1025,  4096,  4097,  6143,
+                                     6144,  6145,  8191,  8192,  8193,  12287, 12288, 12289, 16383, 16384,
+                                     16385, 18431, 18432, 18433, 23039, 23040, 23041, 24575, 24576, 24577,
+                                     32768, 32769, 65536, 65537};
   sizes.push_back(static_cast<std::int64_t>(5 * 9216 + rng() % 9216));
   if (!small) {
     sizes.push_back(static_cast<std::int64_t>(40 * 9216 + rng() % 9216));
@@ -320,15 +322,14 @@ TEST(SortBitRange, SubsetsOfBits) {
   }
 }
 
-// The bitonic path (out of place, up to 1024 keys of at most 4 bytes) and the one-block radix sort
-// above it: widths around the network's powers of two and the limit, bit ranges in both orders,
-// floats in the total order (NaNs and zeros), pairs, argsort, and 8-byte keys of the same sizes,
-// all against the reference.
-TEST(SortSmall, BitonicWidthsBitRangesAndValues) {
+// The small sorts (one block up to 1024 and 4096 keys, a cluster above up to 2^16): widths around
+// their limits, bit ranges in both orders, floats in the total order (NaNs and zeros), pairs,
+// argsort, and 8-byte keys of the same sizes, all against the reference.
+TEST(SortSmall, OneBlockAndClusterWidthsBitRangesAndValues) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
   const std::pair<int, int> ranges[] = {{0, 32}, {4, 20}, {0, 1}, {31, 32}};
-  for (std::int64_t n : {1, 2, 63, 64, 65, 1000, 1023, 1024, 1025, 4096}) {
+  for (std::int64_t n : {1, 2, 63, 64, 65, 1000, 1023, 1024, 1025, 4096, 4097, 20000, 65536}) {
     const std::vector<std::uint32_t> keys = make_keys<std::uint32_t>(n, key_pattern::few_distinct, seed + n);
     const std::vector<float> floats = make_keys<float>(n, key_pattern::uniform, seed + n);
     const std::vector<std::int16_t> shorts = make_keys<std::int16_t>(n, key_pattern::uniform, seed + n);

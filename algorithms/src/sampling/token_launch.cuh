@@ -55,11 +55,10 @@ bool needs_histogram(std::int64_t vocab, const token_sampling_params& p) {
 // Blocks per row: a cluster of up to 8 (sm_90 and later) when one block per row would leave most
 // multiprocessors idle; 1 otherwise.
 unsigned blocks_per_row(std::int64_t vocab, std::int64_t output_rows) {
-  int device = 0, major = 0, sms = 0;
+  int device = 0, sms = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
-  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (!device_detail::device_has_clusters(device)) return 1;
   SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (major < 9) return 1;
   // At most one block per multiprocessor, and at least this many tokens per block (docs/tuning.md).
   constexpr std::int64_t min_tokens_per_block = 8192;
   unsigned blocks = 1;

@@ -1,4 +1,5 @@
-// Device layer of the radix sort: small arrays sorted by one block in one launch.
+// Device layer of the radix sort: small arrays sorted by one block, or by one cluster of blocks
+// (sm_90 and later), in one launch.
 //
 // Up to Policy::tile_items keys (and their values) fit one block: every pass runs in shared
 // memory, with no histogram kernel, no look-back and no launch per pass, which is what a few
@@ -9,9 +10,22 @@
 // order, warp-striped as they were loaded, so the next pass ranks them in that order (stable).
 // Each warp holds as few rows of 32 keys as n allows (the rank's chain of rows is the latency).
 // A pass whose digit is the same for every key changes nothing and is skipped.
+//
+// A cluster of C blocks splits the keys into C chunks of 2^chunk_log2 positions, block b holding
+// positions [b 2^chunk_log2, (b + 1) 2^chunk_log2): one block's rank work bounds a small sort's
+// time, and C blocks share it. Each block publishes its count of each digit; a digit's keys in
+// blocks before b go before block b's, so a key's position is the digit's start in the cluster,
+// plus the earlier blocks' count of the digit, plus its rank in its block (stable). Keys move to
+// the block that holds their new position through distributed shared memory; at the end each
+// block writes its chunk.
+
 #pragma once
 
 #include <type_traits>
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#include <cooperative_groups.h>
+#endif
 
 #include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/sort/packed_fields.cuh"
@@ -35,6 +49,7 @@ struct radix_block_sort_args {
   BitKey bit_key;
   bool descending;
   const std::int64_t* n_device = nullptr;  // the count in device memory (device_count.cuh), n its bound
+  int chunk_log2 = 30;  // positions per block (log2): a cluster's chunk; one block keeps the default
 };
 
 // The exchanges' bytes: the keys', then the values' (both padded as the pass kernel's).
@@ -51,44 +66,97 @@ constexpr std::size_t radix_block_sort_bytes() {
   return with_rank_masks<Policy>(radix_block_exchange_bytes<Policy, Key, Value>());
 }
 
-// One block sorts args.n <= Policy::tile_items keys (and values): the body of the one-block sort,
-// and of the segmented sort's blocks (segmented_sort_kernels.cuh), each on its own segment. The
-// arguments are taken by value, as the kernel takes them: by reference the one-block sort's PTX
-// changed (its kernel parameters were read through a pointer).
-template <class Policy, class Key, class Value, class BitKey>
+// Positions are 16-bit fields (packed_fields), so a cluster sorts at most 2^16 keys.
+constexpr int radix_cluster_max_keys = 1 << 16;
+constexpr int radix_cluster_max_blocks = 8;  // the portable cluster size
+
+// The blocks that sort together: the launch's cluster when Clustered (sm_90 and later; a plain
+// launch is a cluster of one), else this block alone. sync() is a barrier of every thread of every
+// block; its arrive and wait have release and acquire semantics at cluster scope, so the shared
+// memory writes of any block before sync() are visible to every block after it.
+template <bool Clustered>
+struct radix_sort_blocks {
+  __device__ static int count() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (Clustered) return static_cast<int>(cooperative_groups::this_cluster().num_blocks());
+#endif
+    return 1;
+  }
+  __device__ static int rank() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (Clustered) return static_cast<int>(cooperative_groups::this_cluster().block_rank());
+#endif
+    return 0;
+  }
+  __device__ static void sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (Clustered) {
+      cooperative_groups::this_cluster().sync();
+      return;
+    }
+#endif
+    __syncthreads();
+  }
+  // Block `block`'s copy of this block's shared variable at p.
+  template <class T>
+  __device__ static T* map(T* p, int block) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (Clustered) return cooperative_groups::this_cluster().map_shared_rank(p, static_cast<unsigned>(block));
+#endif
+    return p;
+  }
+};
+
+// The blocks of a cluster sort args.n <= Policy::tile_items x (blocks) keys (and values): the body
+// of the one-block and the cluster sort, and of the segmented sort's blocks
+// (segmented_sort_kernels.cuh), each on its own segment. The arguments are taken by value, as the
+// kernel takes them: by reference the one-block sort's PTX changed (its kernel parameters were read
+// through a pointer).
+template <class Policy, class Key, class Value, class BitKey, bool Clustered = false>
 __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_args<Key, Value, BitKey> args) {
   // A device count is read by every thread (one load per warp; nothing in this launch writes it).
   const int n = args.n_device == nullptr ? args.n : static_cast<int>(items_to_process(args.n, args.n_device));
   constexpr int I = Policy::items_per_thread;
   constexpr int R = Policy::radix;
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
+  using blocks = radix_sort_blocks<Clustered>;
   using block_scan = block_scan_warp_of_warps<unsigned, Policy::block_threads>;
   __shared__ unsigned warp_counts[Policy::warps][R];
+  // Clusters: this block's count of each digit, by pass parity.
+  __shared__ unsigned block_counts[2][Clustered ? R : 1];
   __shared__ typename block_scan::storage scan_storage;
   extern __shared__ __align__(16) unsigned char exchange_bytes[];
   Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
   Value* exchange_values =
       reinterpret_cast<Value*>(exchange_bytes + sizeof(Key) * (Policy::tile_items + Policy::tile_items / 32));
 
-  // Each warp takes `rows` rows of 32 keys, as few as n allows, so that small sorts rank few rows.
-  const int rows = (n + 32 * Policy::warps - 1) / (32 * Policy::warps);
+  // This block's positions: [begin, begin + mine) (one block alone: all of them).
+  const int block_count = blocks::count();
+  const int block = blocks::rank();
+  const int chunk_log2 = args.chunk_log2;
+  const int begin = block << chunk_log2;
+  const int mine = max(0, min(n - begin, 1 << chunk_log2));
+  // Each warp takes `rows` rows of 32 keys, as few as its block's keys allow, so that small sorts
+  // rank few rows.
+  const int rows = (mine + 32 * Policy::warps - 1) / (32 * Policy::warps);
   const int warp = warp_id();
-  const int first = warp * 32 * rows + lane_id();  // item j of this thread: first + 32 j
-  const auto valid = [&](int j) { return j < rows && first + 32 * j < n; };
+  const int first = warp * 32 * rows + lane_id();  // item j of this thread: block position first + 32 j
+  const auto valid = [&](int j) { return j < rows && first + 32 * j < mine; };
   Key keys[I];
   Value values[I];
 #pragma unroll
   for (int j = 0; j < I; ++j) {
-    if (valid(j)) keys[j] = args.keys_in[first + 32 * j];
+    if (valid(j)) keys[j] = args.keys_in[begin + first + 32 * j];
   }
   if constexpr (has_values) {
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       if (valid(j)) {
+        const int at = begin + first + 32 * j;
         if constexpr (std::is_integral_v<Value>) {
-          values[j] = args.values_in != nullptr ? args.values_in[first + 32 * j] : static_cast<Value>(first + 32 * j);
+          values[j] = args.values_in != nullptr ? args.values_in[at] : static_cast<Value>(at);
         } else {
-          values[j] = args.values_in[first + 32 * j];
+          values[j] = args.values_in[at];
         }
       }
     }
@@ -100,6 +168,7 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
                                         rank_masks_offset<Policy>(radix_block_exchange_bytes<Policy, Key, Value>()));
   }
   const int pass_count = args.passes.count();
+  bool last_skipped = false;
   for (int pass = 0; pass < pass_count; ++pass) {
     const radix_digit<Key, BitKey> digit_of = args.passes.template digit<Key>(pass, args.bit_key, args.descending);
     for (int i = threadIdx.x; i < Policy::warps * R; i += Policy::block_threads) {
@@ -120,6 +189,8 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
       digits.set(j, digit);
     }
     __syncthreads();
+    // The thread of each digit: its warps' counts become their exclusive prefixes; `count` is the
+    // block's count, `total` the cluster's and `before` that of the blocks before this one.
     unsigned count = 0;
     if (threadIdx.x < R) {
 #pragma unroll
@@ -129,26 +200,58 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
         count += c;
       }
     }
-    if (__syncthreads_or(threadIdx.x < R && count == static_cast<unsigned>(n))) continue;
-    const block_scan_result<unsigned> starts = block_scan::scan(count, scan_storage, plus_op{});
-    const unsigned digit_start = threadIdx.x == 0 ? 0u : starts.exclusive;
+    unsigned total = count, before = 0;
+    if (Clustered && block_count > 1) {
+      // Other blocks read these counts after this barrier and before they arrive at the next pass's;
+      // this block writes its counts of pass p + 2 only after passing that one. The parity keeps
+      // the two apart without a second barrier in passes that skip.
+      unsigned* published = block_counts[pass & 1];
+      if (threadIdx.x < R) published[threadIdx.x] = count;
+      blocks::sync();  // every block's counts are published; every block has loaded its keys
+      if (threadIdx.x < R) {
+        total = 0;
+        for (int k = 0; k < block_count; ++k) {
+          const unsigned c = blocks::map(published, k)[threadIdx.x];
+          before += k < block ? c : 0u;
+          total += c;
+        }
+      }
+    }
+    // Every block of a cluster sees the same totals, so all skip the same passes.
+    const bool skip = __syncthreads_or(threadIdx.x < R && total == static_cast<unsigned>(n));
+    if (skip) {
+      last_skipped = true;
+      continue;
+    }
+    last_skipped = false;
+    const block_scan_result<unsigned> starts = block_scan::scan(total, scan_storage, plus_op{});
+    const unsigned digit_start = (threadIdx.x == 0 ? 0u : starts.exclusive) + before;
     if (threadIdx.x < R) {
 #pragma unroll
       for (int w = 0; w < Policy::warps; ++w) warp_counts[w][threadIdx.x] += digit_start;
     }
     __syncthreads();
-    packed_fields<I, 16> positions;
-    warp_rank_digits<I, Policy::radix_bits, false, true, decltype(valid), Policy::rank_by_atomic_or>(
+    packed_fields<I, 16> positions;  // in the sorted order of this pass (< 2^16)
+    warp_rank_digits<I, Policy::radix_bits, false, false, decltype(valid), Policy::rank_by_atomic_or>(
         digits, positions, warp_counts[warp], valid, rows, Policy::rank_by_atomic_or ? masks + warp * R : nullptr);
+    // Each key goes to the block that holds its position, into that block's exchange. Every block
+    // loaded its keys before the barrier above, so no key lands in an exchange still being read.
+    const int chunk_mask = (1 << chunk_log2) - 1;
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       if (valid(j)) {
-        const int slot = positions.get(j);  // an exchange slot
-        exchange_keys[slot] = keys[j];
-        if constexpr (has_values) exchange_values[slot] = values[j];
+        const int position = positions.get(j);
+        const int slot = radix_exchange_slot(position & chunk_mask);
+        const int owner = position >> chunk_log2;
+        blocks::map(exchange_keys, owner)[slot] = keys[j];
+        if constexpr (has_values) blocks::map(exchange_values, owner)[slot] = values[j];
       }
     }
-    __syncthreads();
+    if (block_count > 1) {
+      blocks::sync();  // every key has arrived
+    } else {
+      __syncthreads();
+    }
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       if (valid(j)) {
@@ -158,22 +261,28 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
       }
     }
   }
+  // After a last pass that skipped, other blocks may still read this block's counts: none exits
+  // before all have read them.
+  if (block_count > 1 && last_skipped) blocks::sync();
   __syncthreads();  // in place (double-buffered, even pass count): every load is done
 #pragma unroll
   for (int j = 0; j < I; ++j) {
     if (valid(j)) {
-      if (args.keys_out != nullptr) args.keys_out[first + 32 * j] = keys[j];
+      const int at = begin + first + 32 * j;
+      if (args.keys_out != nullptr) args.keys_out[at] = keys[j];
       if constexpr (has_values) {
-        if (args.values_out != nullptr) args.values_out[first + 32 * j] = values[j];
+        if (args.values_out != nullptr) args.values_out[at] = values[j];
       }
     }
   }
 }
 
-template <class Policy, class Key, class Value, class BitKey>
+// Sorts args.n keys in one block (a plain launch of one block) or in one cluster of blocks
+// (Clustered: a grid of one cluster of ceil(n / 2^args.chunk_log2) blocks; sm_90 and later).
+template <class Policy, class Key, class Value, class BitKey, bool Clustered = false>
 __global__ void __launch_bounds__(Policy::block_threads)
     radix_block_sort_kernel(const radix_block_sort_args<Key, Value, BitKey> args) {
-  radix_block_sort_tile<Policy>(args);
+  radix_block_sort_tile<Policy, Key, Value, BitKey, Clustered>(args);
 }
 
 }  // namespace scankit::device_detail

@@ -27,7 +27,6 @@
 
 #include "scankit/device/dispatch/offsets_sum.cuh"
 #include "scankit/device/dispatch/single_pass_setup.cuh"
-#include "scankit/device/sort/bitonic_block_sort.cuh"
 #include "scankit/device/sort/radix_block_sort.cuh"
 #include "scankit/device/sort/radix_histogram.cuh"
 #include "scankit/device/sort/radix_pass_kernel.cuh"
@@ -35,6 +34,7 @@
 #include "scankit/device/util/copy_items.cuh"
 #include "scankit/device/util/device_count.cuh"
 #include "scankit/device/util/launch.cuh"
+#include "scankit/device/util/launch_cluster.cuh"
 #include "scankit/error.hpp"
 #include "scankit/sort_options.hpp"
 #include "scankit/workspace.hpp"
@@ -255,12 +255,34 @@ radix_sort_plan<Policy> plan_for(const radix_sort_call<Policy, Key, Value, BitKe
                                              has_values && !call.double_buffered, call.keys_out == nullptr);
 }
 
-// A sort of at most BlockPolicy::tile_items keys in one launch of one block; it reads everything
-// before it writes, so a double-buffered sort with an even pass count sorts in place.
-template <class BlockPolicy, class Policy, class Key, class Value, class BitKey>
-void run_radix_block_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, long long n,
-                          const std::int64_t* n_device, const radix_passes& passes, bool descending,
-                          const BitKey& bit_key, int device, cudaStream_t stream) {
+// The positions per block (log2) of a cluster sort of n keys (radix_block_sort.cuh), or 0 where
+// one block or the multi-block passes sort them: the smallest power of two of at least
+// BlockPolicy::cluster_chunk_keys that radix_cluster_max_blocks blocks cover n with, if a block's
+// tile holds it and the device holds such a cluster (sm_90 and later; not every GPU partition).
+template <class BlockPolicy, class Key, class Value, class BitKey>
+int radix_cluster_chunk_log2(long long n, int device) {
+  if (n > radix_cluster_max_keys || !device_has_clusters(device)) return 0;
+  int chunk_log2 = 0;
+  while ((1ll << chunk_log2) < BlockPolicy::cluster_chunk_keys || (1ll << chunk_log2) * radix_cluster_max_blocks < n) {
+    ++chunk_log2;
+  }
+  if ((1ll << chunk_log2) > BlockPolicy::tile_items || n <= (1ll << chunk_log2)) return 0;
+  constexpr auto kernel = radix_block_sort_kernel<BlockPolicy, Key, Value, BitKey, true>;
+  constexpr std::size_t smem = radix_block_sort_bytes<BlockPolicy, Key, Value>();
+  allow_dynamic_shared_memory<kernel>(device, smem);
+  const auto blocks = static_cast<unsigned>((n + (1ll << chunk_log2) - 1) >> chunk_log2);
+  return cluster_fits<kernel>(device, blocks, BlockPolicy::block_threads, smem) ? chunk_log2 : 0;
+}
+
+// A sort of at most BlockPolicy::tile_items keys in one launch of one block (chunk_log2 == 0), or
+// (Clustered) of at most radix_cluster_max_blocks x 2^chunk_log2 in one cluster of blocks, each
+// holding 2^chunk_log2 positions. It reads everything before it writes, so a double-buffered sort
+// with an even pass count sorts in place.
+template <class BlockPolicy, bool Clustered, class Policy, class Key, class Value, class BitKey>
+void run_radix_block_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, item_count count,
+                          const radix_passes& passes, bool descending, const BitKey& bit_key, int device,
+                          int chunk_log2, cudaStream_t stream) {
+  const long long n = count.bound;
   radix_block_sort_args<Key, Value, BitKey> args{};
   const bool to_alternate = call.double_buffered && passes.count() % 2 == 1;
   args.keys_in = call.keys_in;
@@ -276,11 +298,18 @@ void run_radix_block_sort(const radix_sort_call<Policy, Key, Value, BitKey>& cal
   args.passes = passes;
   args.bit_key = bit_key;
   args.descending = descending;
-  args.n_device = n_device;
+  args.n_device = count.device;
   constexpr std::size_t smem = radix_block_sort_bytes<BlockPolicy, Key, Value>();
-  constexpr auto kernel = radix_block_sort_kernel<BlockPolicy, Key, Value, BitKey>;
+  constexpr auto kernel = radix_block_sort_kernel<BlockPolicy, Key, Value, BitKey, Clustered>;
   allow_dynamic_shared_memory<kernel>(device, smem);
-  launch_kernel_smem("radix_block_sort_kernel", kernel, 1u, BlockPolicy::block_threads, smem, stream, args);
+  if (Clustered && chunk_log2 > 0) {
+    args.chunk_log2 = chunk_log2;
+    const auto blocks = static_cast<unsigned>((n + (1ll << chunk_log2) - 1) >> chunk_log2);
+    launch_kernel_cluster("radix_block_sort_kernel (cluster)", kernel, dim3(blocks), dim3(BlockPolicy::block_threads),
+                          blocks, smem, stream, args);
+  } else {
+    launch_kernel_smem("radix_block_sort_kernel", kernel, 1u, BlockPolicy::block_threads, smem, stream, args);
+  }
 }
 
 // With a count in device memory (count.device) every launch is sized for count.bound and reads
@@ -315,25 +344,27 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, ite
 
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
-  using block_policy = typename radix_sort_tuning<sizeof(Key), std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value)>::block;
-  if constexpr (bitonic_sort_key_v<Key, BitKey>) {
-    if (Policy::small_sorts_in_one_block && !plan.reduce_then_scan && !call.double_buffered &&
-        n <= bitonic_sort_max_keys) {
-      radix_block_sort_args<Key, Value, BitKey> args{call.keys_in, call.keys_out, nullptr, nullptr,
-                                                     static_cast<int>(n), plan.passes, bit_key, descending,
-                                                     count.device};
-      if constexpr (!std::is_same_v<Value, radix_no_values>) {
-        args.values_in = call.values_in;
-        args.values_out = call.values_out;
-      }
-      launch_kernel("bitonic_block_sort_kernel", bitonic_block_sort_kernel<Key, Value, BitKey>, 1u,
-                    bitonic_sort_threads, stream, args);
+  if (Policy::small_sorts_in_one_block && !plan.reduce_then_scan) {
+    using tuned = radix_sort_tuning<sizeof(Key), std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value)>;
+    if (n <= tuned::block_smallest::tile_items) {
+      run_radix_block_sort<typename tuned::block_smallest, false>(call, count, plan.passes, descending, bit_key,
+                                                                  device, 0, stream);
       return;
     }
-  }
-  if (Policy::small_sorts_in_one_block && !plan.reduce_then_scan && n <= block_policy::tile_items) {
-    run_radix_block_sort<block_policy>(call, n, count.device, plan.passes, descending, bit_key, device, stream);
-    return;
+    if (n <= tuned::block_small::tile_items) {
+      run_radix_block_sort<typename tuned::block_small, false>(call, count, plan.passes, descending, bit_key,
+                                                               device, 0, stream);
+      return;
+    }
+    // Without clusters (before sm_90, or a partition without room for this one) the cluster's
+    // block shape sorts up to its tile alone.
+    using cluster_shape = typename tuned::block_cluster;
+    const int chunk_log2 = radix_cluster_chunk_log2<cluster_shape, Key, Value, BitKey>(n, device);
+    if (chunk_log2 > 0 || n <= cluster_shape::tile_items) {
+      run_radix_block_sort<cluster_shape, true>(call, count, plan.passes, descending, bit_key, device, chunk_log2,
+                                                stream);
+      return;
+    }
   }
 
   const detail::workspace_lease lease(ws, plan.state_slots, plan.scratch_bytes, stream);

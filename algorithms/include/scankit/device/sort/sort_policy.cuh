@@ -29,7 +29,7 @@ struct radix_pass_policy {
   static constexpr look_back_backoff backoff{BackoffFirstNs, BackoffMaxNs};
   // Predecessors each digit's look-back reads per step (channel_look_back.cuh).
   static constexpr int look_back_window = LookBackWindow;
-  // Sorts of up to radix_sort_tuning<...>::block::tile_items keys run in one block (onesweep).
+  // Small sorts run in one block or one cluster (radix_sort_tuning<...>::block_*; onesweep only).
   static constexpr bool small_sorts_in_one_block = SmallSortsInOneBlock;
   // > 0: the block that draws tile t asks L2 for the keys (and values) of tile t + this many, so
   // that block's loads hit L2 (l2_prefetch.cuh).
@@ -39,9 +39,10 @@ struct radix_pass_policy {
   static constexpr bool rank_by_atomic_or = RankByAtomicOr;
 };
 
-// Small sorts in one block (radix_block_sort.cuh): BlockThreads threads hold ItemsPerThread keys
-// each; 8-bit digits, one thread per digit at least. RankByAtomicOr: as radix_pass_policy's.
-template <int BlockThreads, int ItemsPerThread, bool RankByAtomicOr = false>
+// Small sorts in one block or one cluster (radix_block_sort.cuh): BlockThreads threads hold
+// ItemsPerThread keys each; 8-bit digits, one thread per digit at least; a cluster sort gives each
+// block at least ClusterChunkKeys positions. RankByAtomicOr: as radix_pass_policy's.
+template <int BlockThreads, int ItemsPerThread, bool RankByAtomicOr = false, int ClusterChunkKeys = 2048>
 struct radix_block_sort_policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 256 && BlockThreads <= 1024,
                 "whole warps, at least one thread per 8-bit digit");
@@ -52,6 +53,7 @@ struct radix_block_sort_policy {
   static constexpr int radix_bits = 8;
   static constexpr int radix = 256;
   static constexpr bool rank_by_atomic_or = RankByAtomicOr;
+  static constexpr int cluster_chunk_keys = ClusterChunkKeys;
 };
 
 // The tuned shapes for keys of KeyBytes and values of ValueBytes (tuning_sort.cuh).
@@ -65,9 +67,13 @@ struct radix_sort_tuning {
   using pass = radix_pass_policy<entry::block_threads, items_per_thread, entry::radix_bits, min_blocks_per_sm, 32, 1024,
                                  entry::look_back_window, entry::small_sorts_in_one_block, prefetch_tiles_ahead,
                                  entry::rank_by_atomic_or>;
-  // Sorts of at most block::tile_items keys run in one block (radix_block_sort.cuh).
-  using block = radix_block_sort_policy<tuning::sort_tuning_table::block_sort<item_bytes>::block_threads,
-                                        tuning::sort_tuning_table::block_sort<item_bytes>::items_per_thread>;
+  // Small sorts (radix_block_sort.cuh): one block of the smallest shape that holds them, or a
+  // cluster of block_cluster blocks (one such block without clusters).
+  using block_entry = tuning::sort_tuning_table::block_sort<item_bytes>;
+  using block_smallest = radix_block_sort_policy<block_entry::smallest_threads, block_entry::smallest_items>;
+  using block_small = radix_block_sort_policy<block_entry::small_threads, block_entry::small_items>;
+  using block_cluster = radix_block_sort_policy<block_entry::cluster_threads, block_entry::cluster_items, false,
+                                                block_entry::cluster_chunk_keys>;
 };
 
 // The histogram pass (every digit of every pass from one read of the keys; tuning_sort.cuh).

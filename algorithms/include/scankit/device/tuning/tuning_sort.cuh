@@ -34,22 +34,26 @@ struct sort_entry<gpu_arch::sm90> {
     static constexpr bool rank_by_atomic_or = false;  // the ballot match (tune_sort compares the two)
   };
 
-  // Sorts that fit one block's tile run there: 1024 threads, 16 keys per thread up to 4 bytes per
-  // item, 12 up to 8, 8 up to 16, else 6.
+  // Small sorts run in one launch, the shape chosen by the count: up to 1024 keys one block of
+  // 256 x 4, up to 4096 one of 512 x 8; up to 2^16 one cluster of up to 8 blocks of 512 x 16 (8
+  // above 8 bytes per item), each holding at least 2048 positions (sm_90 and later; before, one
+  // such block up to its tile).
   template <std::size_t ItemBytes>
   struct block_sort {
-    static constexpr int block_threads = 1024;
-    static constexpr int items_per_thread = ItemBytes <= 4 ? 16 : ItemBytes <= 8 ? 12 : ItemBytes <= 16 ? 8 : 6;
+    static constexpr int smallest_threads = 256, smallest_items = 4;
+    static constexpr int small_threads = 512, small_items = 8;
+    static constexpr int cluster_threads = 512, cluster_items = ItemBytes <= 8 ? 16 : 8;
+    static constexpr int cluster_chunk_keys = 2048;
   };
 
   // The segmented sort's block shapes, one block per segment, tiles increasing: each segment goes
   // to the smallest tile that holds it, so a tile is never much more than twice its segment (not
-  // measured yet: the one-block sort's shape for the largest, 256 threads for the others).
+  // measured yet: 1024 threads for the largest, 256 for the others).
   template <std::size_t ItemBytes>
   struct segmented_blocks {
     static constexpr int count = 5;
-    static constexpr int large_items = block_sort<ItemBytes>::items_per_thread;  // 16, 12, 8 or 6
-    static constexpr int block_threads[count] = {256, 256, 256, 256, block_sort<ItemBytes>::block_threads};
+    static constexpr int large_items = ItemBytes <= 4 ? 16 : ItemBytes <= 8 ? 12 : ItemBytes <= 16 ? 8 : 6;
+    static constexpr int block_threads[count] = {256, 256, 256, 256, 1024};
     static constexpr int items_per_thread[count] = {2, large_items > 8 ? 4 : 3, large_items > 8 ? 8 : 4,
                                                     large_items, large_items};
   };

@@ -1,7 +1,8 @@
-// A kernel launch in thread block clusters (sm_90 and later) that reports its own failure, as
-// launch_kernel_smem (launch.cuh) does for plain launches.
+// Kernel launches in thread block clusters (sm_90 and later) that report their own failure, as
+// launch_kernel_smem (launch.cuh) does for plain launches, and whether a cluster fits the device.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -12,24 +13,63 @@
 
 namespace scankit::device_detail {
 
-// Clusters of `cluster_blocks` blocks along x; gridDim.x must be a multiple of it.
+// A launch configuration in clusters of `cluster_blocks` blocks along x (gridDim.x a multiple of
+// it). Not copyable: the configuration points at the cluster attribute beside it.
+struct cluster_launch_config {
+  cudaLaunchAttribute cluster{};
+  cudaLaunchConfig_t config{};
+  cluster_launch_config(dim3 grid, dim3 block, unsigned cluster_blocks, std::size_t dynamic_smem_bytes,
+                        cudaStream_t stream) {
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = cluster_blocks;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = dynamic_smem_bytes;
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
+  cluster_launch_config(const cluster_launch_config&) = delete;
+  cluster_launch_config& operator=(const cluster_launch_config&) = delete;
+};
+
 template <class... Params, class... Args>
 void launch_kernel_cluster(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, unsigned cluster_blocks,
                            std::size_t dynamic_smem_bytes, cudaStream_t stream, Args&&... args) {
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = cluster_blocks;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = dynamic_smem_bytes;
-  config.stream = stream;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  const cudaError_t code = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  const cluster_launch_config launch(grid, block, cluster_blocks, dynamic_smem_bytes, stream);
+  const cudaError_t code = cudaLaunchKernelEx(&launch.config, kernel, std::forward<Args>(args)...);
   if (code != cudaSuccess) throw cuda_error(code, std::string("launch of ") + name);
+}
+
+// Whether the device runs thread block clusters (sm_90 and later).
+inline bool device_has_clusters(int device) {
+  int major = 0;
+  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 9;
+}
+
+// Whether one cluster of `cluster_blocks` blocks of Kernel (block_threads threads, `bytes` of
+// dynamic shared memory, already allowed) fits the device: every block of a cluster runs on its
+// own multiprocessor of one GPU processing cluster, which a partition of the GPU (MIG) may not
+// have. Asked once per kernel, device and size (up to 8 blocks). A failed query (it may report an
+// earlier launch's error, which stays for the caller to see) counts as no, and is asked again.
+template <auto Kernel>
+bool cluster_fits(int device, unsigned cluster_blocks, unsigned block_threads, std::size_t bytes) {
+  constexpr int cached_devices = 64, cached_sizes = 9;
+  static std::atomic<int> known[cached_devices][cached_sizes] = {};  // 0 unknown, 1 fits, 2 does not
+  const bool cached = device >= 0 && device < cached_devices && cluster_blocks < cached_sizes;
+  if (cached) {
+    const int k = known[device][cluster_blocks].load(std::memory_order_relaxed);
+    if (k != 0) return k == 1;
+  }
+  const cluster_launch_config launch(dim3(cluster_blocks), dim3(block_threads), cluster_blocks, bytes, nullptr);
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &launch.config) != cudaSuccess) return false;
+  const bool fits = clusters > 0;
+  if (cached) known[device][cluster_blocks].store(fits ? 1 : 2, std::memory_order_relaxed);
+  return fits;
 }
 
 }  // namespace scankit::device_detail
