@@ -22,7 +22,6 @@
 #include "sweep_result.hpp"
 
 #include "scankit/device/sort.cuh"
-#include "scankit/device/sort/bitonic_block_sort.cuh"
 #include "scankit/device/util/launch_cluster.cuh"
 #include "scankit/workspace.hpp"
 #include "scankit/error.hpp"
@@ -199,15 +198,6 @@ double dispatch_ms(const std::uint32_t* keys, std::uint32_t* out, int n) {
   return scankit_bench::median_ms([&] { scankit::device::sort_keys(keys, out, n, nullptr, &ws); }, reps);
 }
 
-// The bitonic sort of up to 1024 keys (bitonic_block_sort.cuh), what the sort's dispatch runs there.
-double bitonic_ms(const std::uint32_t* keys, std::uint32_t* out, int n) {
-  using bit_key = scankit::default_bit_key<std::uint32_t>;
-  const u32_block_args args = small_sort_args(keys, out, n);
-  constexpr auto kernel =
-      scankit::device_detail::bitonic_block_sort_kernel<std::uint32_t, scankit::device_detail::radix_no_values, bit_key>;
-  return scankit_bench::median_ms([&] { kernel<<<1, scankit::device_detail::bitonic_sort_threads>>>(args); }, reps);
-}
-
 // A block shape of the one-block sort: its name, its tile and its timing.
 struct block_shape {
   const char* name;
@@ -238,7 +228,6 @@ void sweep_one_block(int n, int distribution) {
       {"ballots 512x8", 4096, one_block_ms<512, 8, false>},
       {"ballots 256x8", 2048, one_block_ms<256, 8, false>},
       {"ballots 256x4", 1024, one_block_ms<256, 4, false>},
-      {"bitonic", scankit::device_detail::bitonic_sort_max_keys, bitonic_ms},
       {"cluster 256x4 c1k", 8 << 10, one_block_ms<256, 4, false, 10>, 1 + (1 << 10)},
       {"cluster 256x8 c1k", 8 << 10, one_block_ms<256, 8, false, 10>, 1 + (1 << 10)},
       {"cluster 256x8 c2k", 8 << 11, one_block_ms<256, 8, false, 11>, 1 + (1 << 11)},
