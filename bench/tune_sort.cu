@@ -166,10 +166,11 @@ u32_block_args small_sort_args(const std::uint32_t* keys, std::uint32_t* out, in
 
 // The one-block sort (radix_block_sort.cuh) of n u32 keys in a block of Threads x Items, with each
 // match, launched directly (the sort's dispatch takes its block shape from the tuning table); with
-// ChunkLog2 > 0, the cluster sort of 2^ChunkLog2 positions per block.
+// ChunkLog2 > 0, the cluster sort of 2^ChunkLog2 positions per block (above 8 blocks, a
+// non-portable cluster).
 template <int Threads, int Items, bool AtomicOr, int ChunkLog2 = 0>
 double one_block_ms(const std::uint32_t* keys, std::uint32_t* out, int n) {
-  using P = scankit::device_detail::radix_block_sort_policy<Threads, Items, AtomicOr>;
+  using P = scankit::device_detail::radix_block_sort_policy<Threads, Items, AtomicOr, 2048, 16>;
   using bit_key = scankit::default_bit_key<std::uint32_t>;
   u32_block_args args = small_sort_args(keys, out, n);
   constexpr std::size_t smem = scankit::device_detail::radix_block_sort_bytes<P, std::uint32_t,
@@ -183,6 +184,10 @@ double one_block_ms(const std::uint32_t* keys, std::uint32_t* out, int n) {
   if constexpr (ChunkLog2 > 0) {
     args.chunk_log2 = ChunkLog2;
     const unsigned blocks = static_cast<unsigned>((n + (1 << ChunkLog2) - 1) >> ChunkLog2);
+    if (blocks > scankit::device_detail::portable_cluster_blocks) {
+      scankit::device_detail::allow_nonportable_clusters<kernel>(device);
+      if (!scankit::device_detail::cluster_fits<kernel>(device, blocks, P::block_threads, smem)) return -1.0;
+    }
     return scankit_bench::median_ms([&] {
       scankit::device_detail::launch_kernel_cluster("radix_block_sort_kernel (cluster)", kernel, dim3(blocks),
                                                     dim3(P::block_threads), blocks, smem, nullptr, args);
@@ -224,26 +229,28 @@ void sweep_one_block(int n, int distribution) {
   const block_shape shapes[] = {
       {"dispatch", 1 << 16, dispatch_ms},
       {"ballots 1024x16", 16384, one_block_ms<1024, 16, false>},
-      {"ballots 512x16", 8192, one_block_ms<512, 16, false>},
       {"ballots 512x8", 4096, one_block_ms<512, 8, false>},
+      {"ballots 1024x4", 4096, one_block_ms<1024, 4, false>},
+      {"ballots 256x16", 4096, one_block_ms<256, 16, false>},
       {"ballots 256x8", 2048, one_block_ms<256, 8, false>},
       {"ballots 256x4", 1024, one_block_ms<256, 4, false>},
-      {"cluster 256x4 c1k", 8 << 10, one_block_ms<256, 4, false, 10>, 1 + (1 << 10)},
-      {"cluster 256x8 c1k", 8 << 10, one_block_ms<256, 8, false, 10>, 1 + (1 << 10)},
-      {"cluster 256x8 c2k", 8 << 11, one_block_ms<256, 8, false, 11>, 1 + (1 << 11)},
-      {"cluster 512x8 c1k", 8 << 10, one_block_ms<512, 8, false, 10>, 1 + (1 << 10)},
-      {"cluster 512x8 c2k", 8 << 11, one_block_ms<512, 8, false, 11>, 1 + (1 << 11)},
-      {"cluster 512x8 c4k", 8 << 12, one_block_ms<512, 8, false, 12>, 1 + (1 << 12)},
-      {"cluster 512x16 c2k", 8 << 11, one_block_ms<512, 16, false, 11>, 1 + (1 << 11)},
-      {"cluster 512x16 c4k", 8 << 12, one_block_ms<512, 16, false, 12>, 1 + (1 << 12)},
+      {"cluster 256x8 c1k", 16 << 10, one_block_ms<256, 8, false, 10>, 1 + (1 << 10)},
+      {"cluster 256x16 c1k", 16 << 10, one_block_ms<256, 16, false, 10>, 1 + (1 << 10)},
+      {"cluster 256x16 c2k", 16 << 11, one_block_ms<256, 16, false, 11>, 1 + (1 << 11)},
+      {"cluster 512x8 c2k", 16 << 11, one_block_ms<512, 8, false, 11>, 1 + (1 << 11)},
+      {"cluster 512x8 c4k", 16 << 12, one_block_ms<512, 8, false, 12>, 1 + (1 << 12)},
+      {"cluster 256x16 c4k", 16 << 12, one_block_ms<256, 16, false, 12>, 1 + (1 << 12)},
       {"cluster 512x16 c8k", 8 << 13, one_block_ms<512, 16, false, 13>, 1 + (1 << 13)},
-      {"cluster 256x16 c2k", 8 << 11, one_block_ms<256, 16, false, 11>, 1 + (1 << 11)},
   };
   for (const block_shape& shape : shapes) {
     if (n > shape.tile || n < shape.least) continue;
     SCANKIT_CUDA_CHECK(cudaMemset(out, 0xA5, n * sizeof(std::uint32_t)));
     const double ms = shape.ms(keys, out, n);
     SCANKIT_CUDA_CHECK(cudaDeviceSynchronize());
+    if (ms < 0) {  // a cluster this GPU cannot hold
+      std::printf("%-40s %-18s does not fit\n", workload.c_str(), shape.name);
+      continue;
+    }
     const bool ok = same_bits(out, ref, n);
     rows.push_back({workload, shape.name, ms, n / ms * 1e3, cub_ms / ms, 0.0, ok});
     std::printf("%-40s %-18s %8.4f ms  %.2fx CUB%s\n", workload.c_str(), shape.name, ms, cub_ms / ms,
@@ -281,7 +288,7 @@ int main(int argc, char** argv) {
     sweep<std::uint64_t, std::uint64_t>("u64 pairs", n, distribution);
   }
   for (int distribution = 0; distribution < 3; ++distribution) {
-    for (int small_n : {1024, 2048, 4096, 16384, 65536}) sweep_one_block(small_n, distribution);
+    for (int small_n : {1024, 4096, 8192, 16384, 32768, 65536}) sweep_one_block(small_n, distribution);
   }
   const std::string head = scankit_bench::format("\"benchmark\": \"tune_sort\", \"n\": %lld", n);
   return scankit_bench::finish_sweep(json, head, rows, [](const row& r) {

@@ -232,8 +232,9 @@ TEST(DeviceCounts, SortPairs) {
   std::mt19937_64 rng(seed);
   check_sort_pairs<std::uint32_t, std::int32_t>(1000, rng);     // one block of 256 x 4
   check_sort_pairs<std::uint32_t, std::int32_t>(3000, rng);     // one block of 512 x 8
-  check_sort_pairs<std::uint32_t, std::int32_t>(6000, rng);     // a cluster of 3 blocks (sm_90 and later)
-  check_sort_pairs<std::uint32_t, std::int32_t>(50'000, rng);   // a cluster of 7
+  check_sort_pairs<std::uint32_t, std::int32_t>(6000, rng);     // a cluster of 6 blocks of 1024 (sm_90 and later)
+  check_sort_pairs<std::uint32_t, std::int32_t>(30'000, rng);   // 15 blocks of 2048
+  check_sort_pairs<std::uint32_t, std::int32_t>(50'000, rng);   // 13 blocks of 4096
   check_sort_pairs<std::uint32_t, std::int32_t>(300'007, rng);  // onesweep
   check_sort_pairs<std::uint64_t, std::uint64_t>(150'001, rng);
 }

@@ -1,5 +1,6 @@
 // The radix sort's template API (nvcc): a struct key through a user bit-key, 12-byte values, a
-// shape of one's own, and CUDA-graph capture and replay of the precompiled sorts.
+// shape of one's own (also beside the precompiled sort), and CUDA-graph capture and replay of the
+// precompiled sorts.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -65,6 +66,27 @@ TEST(SortTemplates, OwnShapeAndRadixBits) {
   // 6-bit digits (6 passes, the last of 2 bits), 256 threads x 7 keys.
   device::sort_keys<device::sort_policy<256, 7, 6>>(in.data(), out.data(), n);
   ASSERT_TRUE(same_bits(reference::sort_keys(keys), out.download()));
+}
+
+// This unit instantiates the library's small-sort cluster kernel for its own pass shape, as the
+// precompiled sort does in the library: two copies of one kernel in one program. Each launch must
+// find its opt-ins (above 8 blocks, the non-portable cluster sizes) on its own copy, whichever
+// unit's copy of the shared host code the linker kept.
+TEST(SortTemplates, OwnShapeBesideThePrecompiledSmallSorts) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  for (std::int64_t n : {std::int64_t{65536}, std::int64_t{16384}, std::int64_t{40000}}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const std::vector<std::uint32_t> keys = make_keys<std::uint32_t>(n, key_pattern::uniform, seed + n);
+    const std::vector<std::uint32_t> expected = reference::sort_keys(keys);
+    device_buffer<std::uint32_t> in(keys), out(n);
+    out.poison();
+    device::sort_keys<device::sort_policy<256, 7, 6>>(in.data(), out.data(), n);
+    ASSERT_TRUE(same_bits(expected, out.download()));
+    out.poison();
+    sort_keys(in.data(), out.data(), n);
+    ASSERT_TRUE(same_bits(expected, out.download()));
+  }
 }
 
 class SortGraphs : public ::testing::TestWithParam<graph_case> {};

@@ -68,7 +68,6 @@ constexpr std::size_t radix_block_sort_bytes() {
 
 // Positions are 16-bit fields (packed_fields), so a cluster sorts at most 2^16 keys.
 constexpr int radix_cluster_max_keys = 1 << 16;
-constexpr int radix_cluster_max_blocks = 8;  // the portable cluster size
 
 // The blocks that sort together: the launch's cluster when Clustered (sm_90 and later; a plain
 // launch is a cluster of one), else this block alone. sync() is a barrier of every thread of every
@@ -209,11 +208,15 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
       if (threadIdx.x < R) published[threadIdx.x] = count;
       blocks::sync();  // every block's counts are published; every block has loaded its keys
       if (threadIdx.x < R) {
+        // Unrolled to the largest cluster, so that the remote loads are all in flight at once.
         total = 0;
-        for (int k = 0; k < block_count; ++k) {
-          const unsigned c = blocks::map(published, k)[threadIdx.x];
-          before += k < block ? c : 0u;
-          total += c;
+#pragma unroll
+        for (int k = 0; k < Policy::cluster_max_blocks; ++k) {
+          if (k < block_count) {
+            const unsigned c = blocks::map(published, k)[threadIdx.x];
+            before += k < block ? c : 0u;
+            total += c;
+          }
         }
       }
     }

@@ -257,25 +257,30 @@ radix_sort_plan<Policy> plan_for(const radix_sort_call<Policy, Key, Value, BitKe
 
 // The positions per block (log2) of a cluster sort of n keys (radix_block_sort.cuh), or 0 where
 // one block or the multi-block passes sort them: the smallest power of two of at least
-// BlockPolicy::cluster_chunk_keys that radix_cluster_max_blocks blocks cover n with, if a block's
-// tile holds it and the device holds such a cluster (sm_90 and later; not every GPU partition).
+// BlockPolicy::cluster_chunk_keys that BlockPolicy::cluster_max_blocks blocks cover n with, if a
+// block's tile holds it and the device holds such a cluster (sm_90 and later; not every GPU
+// partition); where it does not, the same with at most 8 blocks (the portable size).
 template <class BlockPolicy, class Key, class Value, class BitKey>
 int radix_cluster_chunk_log2(long long n, int device) {
   if (n > radix_cluster_max_keys || !device_has_clusters(device)) return 0;
-  int chunk_log2 = 0;
-  while ((1ll << chunk_log2) < BlockPolicy::cluster_chunk_keys || (1ll << chunk_log2) * radix_cluster_max_blocks < n) {
-    ++chunk_log2;
-  }
-  if ((1ll << chunk_log2) > BlockPolicy::tile_items || n <= (1ll << chunk_log2)) return 0;
   constexpr auto kernel = radix_block_sort_kernel<BlockPolicy, Key, Value, BitKey, true>;
   constexpr std::size_t smem = radix_block_sort_bytes<BlockPolicy, Key, Value>();
   allow_dynamic_shared_memory<kernel>(device, smem);
-  const auto blocks = static_cast<unsigned>((n + (1ll << chunk_log2) - 1) >> chunk_log2);
-  return cluster_fits<kernel>(device, blocks, BlockPolicy::block_threads, smem) ? chunk_log2 : 0;
+  constexpr int largest = BlockPolicy::cluster_max_blocks;
+  if constexpr (largest > static_cast<int>(portable_cluster_blocks)) allow_nonportable_clusters<kernel>(device);
+  for (const int max_blocks : {largest, std::min(largest, static_cast<int>(portable_cluster_blocks))}) {
+    int chunk_log2 = 0;
+    while ((1ll << chunk_log2) < BlockPolicy::cluster_chunk_keys || (1ll << chunk_log2) * max_blocks < n) ++chunk_log2;
+    if (n <= (1ll << chunk_log2)) return 0;
+    if ((1ll << chunk_log2) > BlockPolicy::tile_items) continue;
+    const auto blocks = static_cast<unsigned>((n + (1ll << chunk_log2) - 1) >> chunk_log2);
+    if (cluster_fits<kernel>(device, blocks, BlockPolicy::block_threads, smem)) return chunk_log2;
+  }
+  return 0;
 }
 
 // A sort of at most BlockPolicy::tile_items keys in one launch of one block (chunk_log2 == 0), or
-// (Clustered) of at most radix_cluster_max_blocks x 2^chunk_log2 in one cluster of blocks, each
+// (Clustered) of at most BlockPolicy::cluster_max_blocks x 2^chunk_log2 in one cluster of blocks, each
 // holding 2^chunk_log2 positions. It reads everything before it writes, so a double-buffered sort
 // with an even pass count sorts in place.
 template <class BlockPolicy, bool Clustered, class Policy, class Key, class Value, class BitKey>
@@ -305,6 +310,7 @@ void run_radix_block_sort(const radix_sort_call<Policy, Key, Value, BitKey>& cal
   if (Clustered && chunk_log2 > 0) {
     args.chunk_log2 = chunk_log2;
     const auto blocks = static_cast<unsigned>((n + (1ll << chunk_log2) - 1) >> chunk_log2);
+    if (blocks > portable_cluster_blocks) allow_nonportable_clusters<kernel>(device);
     launch_kernel_cluster("radix_block_sort_kernel (cluster)", kernel, dim3(blocks), dim3(BlockPolicy::block_threads),
                           blocks, smem, stream, args);
   } else {

@@ -41,8 +41,10 @@ struct radix_pass_policy {
 
 // Small sorts in one block or one cluster (radix_block_sort.cuh): BlockThreads threads hold
 // ItemsPerThread keys each; 8-bit digits, one thread per digit at least; a cluster sort gives each
-// block at least ClusterChunkKeys positions. RankByAtomicOr: as radix_pass_policy's.
-template <int BlockThreads, int ItemsPerThread, bool RankByAtomicOr = false, int ClusterChunkKeys = 2048>
+// block at least ClusterChunkKeys positions, in at most ClusterMaxBlocks blocks (above 8, the
+// non-portable sizes some GPUs allow). RankByAtomicOr: as radix_pass_policy's.
+template <int BlockThreads, int ItemsPerThread, bool RankByAtomicOr = false, int ClusterChunkKeys = 2048,
+          int ClusterMaxBlocks = 8>
 struct radix_block_sort_policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 256 && BlockThreads <= 1024,
                 "whole warps, at least one thread per 8-bit digit");
@@ -54,6 +56,8 @@ struct radix_block_sort_policy {
   static constexpr int radix = 256;
   static constexpr bool rank_by_atomic_or = RankByAtomicOr;
   static constexpr int cluster_chunk_keys = ClusterChunkKeys;
+  static_assert(ClusterMaxBlocks >= 1 && ClusterMaxBlocks <= 16, "clusters of at most 16 blocks");
+  static constexpr int cluster_max_blocks = ClusterMaxBlocks;
 };
 
 // The tuned shapes for keys of KeyBytes and values of ValueBytes (tuning_sort.cuh).
@@ -73,7 +77,7 @@ struct radix_sort_tuning {
   using block_smallest = radix_block_sort_policy<block_entry::smallest_threads, block_entry::smallest_items>;
   using block_small = radix_block_sort_policy<block_entry::small_threads, block_entry::small_items>;
   using block_cluster = radix_block_sort_policy<block_entry::cluster_threads, block_entry::cluster_items, false,
-                                                block_entry::cluster_chunk_keys>;
+                                                block_entry::cluster_chunk_keys, block_entry::cluster_max_blocks>;
 };
 
 // The histogram pass (every digit of every pass from one read of the keys; tuning_sort.cuh).

@@ -50,14 +50,32 @@ inline bool device_has_clusters(int device) {
   return major >= 9;
 }
 
+// The cluster sizes above 8 (up to 16 blocks), which a kernel must opt into, for `device` (once
+// per kernel and device); a GPU that has none says so at the launch or in cluster_fits.
+// Opt in from the function that launches (as with allow_dynamic_shared_memory): nvcc gives a
+// template kernel's host stub internal linkage, so two translation units that instantiate it hold
+// two kernels, while the linker keeps one copy of a header function template for the whole
+// program. An opt-in given from another function template may reach the other unit's kernel.
+constexpr unsigned portable_cluster_blocks = 8;
+template <auto Kernel>
+void allow_nonportable_clusters(int device) {
+  constexpr int cached_devices = 64;
+  static std::atomic<bool> allowed[cached_devices] = {};
+  if (device >= 0 && device < cached_devices && allowed[device].load(std::memory_order_relaxed)) return;
+  const cudaError_t code = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  if (code != cudaSuccess) throw cuda_error(code, "cudaFuncSetAttribute(cudaFuncAttributeNonPortableClusterSizeAllowed)");
+  if (device >= 0 && device < cached_devices) allowed[device].store(true, std::memory_order_relaxed);
+}
+
 // Whether one cluster of `cluster_blocks` blocks of Kernel (block_threads threads, `bytes` of
-// dynamic shared memory, already allowed) fits the device: every block of a cluster runs on its
-// own multiprocessor of one GPU processing cluster, which a partition of the GPU (MIG) may not
-// have. Asked once per kernel, device and size (up to 8 blocks). A failed query (it may report an
-// earlier launch's error, which stays for the caller to see) counts as no, and is asked again.
+// dynamic shared memory, already allowed; above 8 blocks, allow_nonportable_clusters first) fits
+// the device: a cluster's blocks run on the multiprocessors of one GPU processing cluster, which
+// a partition of the GPU (MIG) may not have. Asked once per kernel, device and size (up to 16
+// blocks). A failed query (it may report an earlier launch's error, which stays for the caller to
+// see) counts as no, and is asked again.
 template <auto Kernel>
 bool cluster_fits(int device, unsigned cluster_blocks, unsigned block_threads, std::size_t bytes) {
-  constexpr int cached_devices = 64, cached_sizes = 9;
+  constexpr int cached_devices = 64, cached_sizes = 17;
   static std::atomic<int> known[cached_devices][cached_sizes] = {};  // 0 unknown, 1 fits, 2 does not
   const bool cached = device >= 0 && device < cached_devices && cluster_blocks < cached_sizes;
   if (cached) {
