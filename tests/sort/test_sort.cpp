@@ -335,6 +335,32 @@ TEST(SortSmall, SixteenBlockClusterAsTheFirstLaunch) {
   ASSERT_TRUE(same_bits(reference::sort_keys(keys, sort_options{}), out.download()));
 }
 
+// Each small-sort shape once, on every key pattern (sorted keys put a whole row of a warp on one
+// digit, the worst case of ranking by atomic or), keys and pairs: small enough for racecheck.
+TEST(SortSmall, EachShapeOnEveryPattern) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  for (std::int64_t n : {std::int64_t{1000}, std::int64_t{4000}, std::int64_t{30001}}) {
+    for (key_pattern pattern : all_key_patterns) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", " + to_string(pattern));
+      const std::vector<std::uint32_t> keys = make_keys<std::uint32_t>(n, pattern, seed + n);
+      std::vector<std::int32_t> values(static_cast<std::size_t>(n));
+      std::iota(values.begin(), values.end(), 7);
+      device_buffer<std::uint32_t> in(keys), out(n);
+      device_buffer<std::int32_t> vin(values), vout(n);
+      out.poison();
+      sort_keys(in.data(), out.data(), n);
+      ASSERT_TRUE(same_bits(reference::sort_keys(keys, sort_options{}), out.download()));
+      out.poison();
+      vout.poison();
+      sort_pairs(in.data(), out.data(), vin.data(), vout.data(), n);
+      const std::vector<std::int64_t> order = reference::argsort(keys, sort_options{});
+      ASSERT_TRUE(same_bits(reference::permute(keys, order), out.download()));
+      ASSERT_TRUE(same_bits(reference::permute(values, order), vout.download()));
+    }
+  }
+}
+
 // The small sorts (one block up to 1024 and 4096 keys, a cluster above up to 2^16): widths around
 // their limits, bit ranges in both orders, floats in the total order (NaNs and zeros), pairs,
 // argsort, and 8-byte keys of the same sizes, all against the reference.

@@ -27,7 +27,6 @@
 #include <cooperative_groups.h>
 #endif
 
-#include "scankit/device/block/block_scan_warp_of_warps.cuh"
 #include "scankit/device/sort/packed_fields.cuh"
 #include "scankit/device/sort/radix_digits.cuh"
 #include "scankit/device/sort/radix_histogram.cuh"
@@ -35,6 +34,8 @@
 #include "scankit/device/sort/radix_rank.cuh"
 #include "scankit/device/sort/sort_policy.cuh"
 #include "scankit/device/util/device_count.cuh"
+#include "scankit/device/warp/warp_scan.cuh"
+#include "scankit/operators.hpp"
 
 namespace scankit::device_detail {
 
@@ -118,12 +119,16 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
   constexpr int I = Policy::items_per_thread;
   constexpr int R = Policy::radix;
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
+  constexpr int W = Policy::warps;
+  constexpr int digit_warps = R / 32;  // the warps whose threads hold one digit each in the scan
   using blocks = radix_sort_blocks<Clustered>;
-  using block_scan = block_scan_warp_of_warps<unsigned, Policy::block_threads>;
-  __shared__ unsigned warp_counts[Policy::warps][R];
+  // Each warp's row of digit counters: zero when a pass starts (the warp clears its own row before
+  // the first pass and after it has ranked, or skipped, each pass), then its counts, then the
+  // digits' starts for its keys.
+  __shared__ unsigned warp_counts[W][R];
   // Clusters: this block's count of each digit, by pass parity.
   __shared__ unsigned block_counts[2][Clustered ? R : 1];
-  __shared__ typename block_scan::storage scan_storage;
+  __shared__ unsigned group_totals[digit_warps];  // the cluster's keys of each group of 32 digits
   extern __shared__ __align__(16) unsigned char exchange_bytes[];
   Key* exchange_keys = reinterpret_cast<Key*>(exchange_bytes);
   Value* exchange_values =
@@ -161,22 +166,29 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
     }
   }
 
-  unsigned* masks = nullptr;  // the rank's mask words (Policy::rank_by_atomic_or)
+  unsigned* masks = nullptr;  // the rank's mask words (Policy::rank_by_atomic_or), this warp's
   if constexpr (Policy::rank_by_atomic_or) {
     masks = reinterpret_cast<unsigned*>(exchange_bytes +
-                                        rank_masks_offset<Policy>(radix_block_exchange_bytes<Policy, Key, Value>()));
+                                        rank_masks_offset<Policy>(radix_block_exchange_bytes<Policy, Key, Value>())) +
+            warp * R;
   }
+  // Only this warp touches its row between the barriers below that order the digit threads'
+  // accesses to it, so clearing it needs no barrier of its own.
+  const auto clear_warp_row = [&] {
+    __syncwarp();  // every lane of this warp is done with the row (the rank or the skip)
+#pragma unroll
+    for (int d = lane_id(); d < R; d += 32) warp_counts[warp][d] = 0;
+    __syncwarp();  // cleared before any lane's next count
+  };
+  if constexpr (Policy::rank_by_atomic_or) {
+#pragma unroll
+    for (int d = lane_id(); d < R; d += 32) masks[d] = 0;
+  }
+  clear_warp_row();
   const int pass_count = args.passes.count();
   bool last_skipped = false;
   for (int pass = 0; pass < pass_count; ++pass) {
     const radix_digit<Key, BitKey> digit_of = args.passes.template digit<Key>(pass, args.bit_key, args.descending);
-    for (int i = threadIdx.x; i < Policy::warps * R; i += Policy::block_threads) {
-      (&warp_counts[0][0])[i] = 0;
-      if constexpr (Policy::rank_by_atomic_or) {
-        if (pass == 0) masks[i] = 0;
-      }
-    }
-    __syncthreads();  // also: the previous pass has read the exchange back
     packed_fields<I, 8> digits;
 #pragma unroll
     for (int j = 0; j < I; ++j) {
@@ -187,15 +199,22 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
       }
       digits.set(j, digit);
     }
-    __syncthreads();
-    // The thread of each digit: its warps' counts become their exclusive prefixes; `count` is the
-    // block's count, `total` the cluster's and `before` that of the blocks before this one.
+    __syncthreads();  // every warp's counts are in; the previous pass has read the exchange back
+    // The thread of each digit: its warps' counts become their exclusive prefixes (in registers
+    // for up to 16 warps, else in place); `count` is the block's count, `total` the cluster's and
+    // `before` that of the blocks before this one.
+    constexpr bool prefixes_in_registers = W <= 16;
+    unsigned before_warp[prefixes_in_registers ? W : 1];
     unsigned count = 0;
     if (threadIdx.x < R) {
 #pragma unroll
-      for (int w = 0; w < Policy::warps; ++w) {
+      for (int w = 0; w < W; ++w) {
         const unsigned c = warp_counts[w][threadIdx.x];
-        warp_counts[w][threadIdx.x] = count;
+        if constexpr (prefixes_in_registers) {
+          before_warp[w] = count;
+        } else {
+          warp_counts[w][threadIdx.x] = count;
+        }
         count += c;
       }
     }
@@ -220,23 +239,42 @@ __device__ __forceinline__ void radix_block_sort_tile(const radix_block_sort_arg
         }
       }
     }
+    // The digits' starts: a scan of the totals within each group of 32 digits, and the groups'
+    // totals through shared memory after the barrier that also decides the skip. group_totals is
+    // read between that barrier and the next, and written again only after the next pass's first.
+    unsigned within_group = 0;
+    if (threadIdx.x < R) {
+      unsigned group_inclusive;
+      within_group = warp_exclusive_scan_unseeded(total, plus_op{}, group_inclusive);
+      if (lane_id() == 0) within_group = 0;
+      if (lane_id() == 31) group_totals[warp] = group_inclusive;
+    }
     // Every block of a cluster sees the same totals, so all skip the same passes.
     const bool skip = __syncthreads_or(threadIdx.x < R && total == static_cast<unsigned>(n));
     if (skip) {
       last_skipped = true;
+      clear_warp_row();  // the digit threads read every row before the barrier above
       continue;
     }
     last_skipped = false;
-    const block_scan_result<unsigned> starts = block_scan::scan(total, scan_storage, plus_op{});
-    const unsigned digit_start = (threadIdx.x == 0 ? 0u : starts.exclusive) + before;
     if (threadIdx.x < R) {
+      unsigned digit_start = before + within_group;
 #pragma unroll
-      for (int w = 0; w < Policy::warps; ++w) warp_counts[w][threadIdx.x] += digit_start;
+      for (int g = 0; g < digit_warps; ++g) digit_start += g < warp ? group_totals[g] : 0u;
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        if constexpr (prefixes_in_registers) {
+          warp_counts[w][threadIdx.x] = digit_start + before_warp[w];
+        } else {
+          warp_counts[w][threadIdx.x] += digit_start;
+        }
+      }
     }
-    __syncthreads();
+    __syncthreads();  // the starts are in every warp's row
     packed_fields<I, 16> positions;  // in the sorted order of this pass (< 2^16)
     warp_rank_digits<I, Policy::radix_bits, false, false, decltype(valid), Policy::rank_by_atomic_or>(
-        digits, positions, warp_counts[warp], valid, rows, Policy::rank_by_atomic_or ? masks + warp * R : nullptr);
+        digits, positions, warp_counts[warp], valid, rows, masks);
+    clear_warp_row();
     // Each key goes to the block that holds its position, into that block's exchange. Every block
     // loaded its keys before the barrier above, so no key lands in an exchange still being read.
     const int chunk_mask = (1 << chunk_log2) - 1;

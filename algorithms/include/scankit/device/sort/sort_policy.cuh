@@ -74,8 +74,10 @@ struct radix_sort_tuning {
   // Small sorts (radix_block_sort.cuh): one block of the smallest shape that holds them, or a
   // cluster of block_cluster blocks (one such block without clusters).
   using block_entry = tuning::sort_tuning_table::block_sort<item_bytes>;
-  using block_smallest = radix_block_sort_policy<block_entry::smallest_threads, block_entry::smallest_items>;
-  using block_small = radix_block_sort_policy<block_entry::small_threads, block_entry::small_items>;
+  using block_smallest = radix_block_sort_policy<block_entry::smallest_threads, block_entry::smallest_items,
+                                                 block_entry::one_block_rank_by_atomic_or>;
+  using block_small = radix_block_sort_policy<block_entry::small_threads, block_entry::small_items,
+                                              block_entry::one_block_rank_by_atomic_or>;
   using block_cluster = radix_block_sort_policy<block_entry::cluster_threads, block_entry::cluster_items, false,
                                                 block_entry::cluster_chunk_keys, block_entry::cluster_max_blocks>;
 };

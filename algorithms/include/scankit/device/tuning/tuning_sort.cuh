@@ -35,13 +35,14 @@ struct sort_entry<gpu_arch::sm90> {
   };
 
   // Small sorts run in one launch, the shape chosen by the count: up to 1024 keys one block of
-  // 256 x 4, up to 4096 one of 512 x 8; up to 2^16 one cluster of up to 16 blocks of 256 x 16,
-  // each holding at least 1024 positions (sm_90 and later; 8 blocks where 16 do not fit; before
-  // sm_90, one such block up to its tile).
+  // 256 x 4, up to 4096 one of 512 x 8, both ranking by atomic or; up to 2^16 one cluster of up
+  // to 16 blocks of 256 x 16 ranking by ballots, each holding at least 1024 positions (sm_90 and
+  // later; 8 blocks where 16 do not fit; before sm_90, one such block up to its tile).
   template <std::size_t ItemBytes>
   struct block_sort {
     static constexpr int smallest_threads = 256, smallest_items = 4;
     static constexpr int small_threads = 512, small_items = 8;
+    static constexpr bool one_block_rank_by_atomic_or = true;
     static constexpr int cluster_threads = 256, cluster_items = 16;
     static constexpr int cluster_chunk_keys = 1024;
     static constexpr int cluster_max_blocks = 16;
