@@ -24,7 +24,8 @@
 
 namespace scankit::reference::tokens {
 
-// Relative slack of the top-p target and of the min-p bound between K_strict and K_loose.
+// Relative slack of the top-p target (besides the device's weight quanta, weight_quantum) and of
+// the min-p bound between K_strict and K_loose.
 constexpr double top_p_slack = 1e-5;
 constexpr double min_p_slack = 1e-5;
 
@@ -82,12 +83,9 @@ inline std::uint32_t order_key(float x) {
   return bits ^ ((bits >> 31) != 0 ? 0xffffffffu : 0x80000000u);
 }
 
-// The retry's set (token_sampler.hpp): tokens of weight whose order value's key has its top 11 bits
-// (the histogram bin) at least lo, the bin of the top-p threshold; and min-p. Returned as the
-// lowest value in it, NaN when the top-p or min-p boundary is not known exactly enough to tell.
-inline float retry_threshold(const float* v, std::int64_t vocab, const row_params& p, float strict_p, float loose_p,
-                             float strict_m, float loose_m) {
-  // Logits are ordered by v / T - c, c the largest score of 256 evenly spaced tokens.
+// The value that logits are ordered by, v / T - c, subtracts c, the largest score of 256 evenly
+// spaced tokens (token_sampler.hpp); probabilities are ordered by their value (c = 0).
+inline float order_shift(const float* v, std::int64_t vocab, const row_params& p) {
   float shift = 0.0f;
   if (!p.probabilities) {
     const std::int64_t sample = std::min<std::int64_t>(vocab, 256);
@@ -101,10 +99,61 @@ inline float retry_threshold(const float* v, std::int64_t vocab, const row_param
       std::memcpy(&shift, &bits, sizeof shift);
     }
   }
-  auto bin = [&](float x) {
-    const float u = p.probabilities ? x : (p.temperature == 1.0f ? x : x / p.temperature) - shift;
-    return order_key(u) >> 21;
-  };
+  return shift;
+}
+inline float order_value(float x, const row_params& p, float shift) {
+  return p.probabilities ? x : (p.temperature == 1.0f ? x : x / p.temperature) - shift;
+}
+// The histogram bin of an order value: its key's top 11 bits; and the largest value of a bin.
+inline std::uint32_t order_bin(float u) { return order_key(u) >> 21; }
+inline float bin_top(std::uint32_t bin) {
+  const std::uint32_t key = (bin << 21) | 0x1fffffu;
+  const std::uint32_t bits = key ^ ((key >> 31) != 0 ? 0x80000000u : 0xffffffffu);
+  float top;
+  std::memcpy(&top, &bits, sizeof top);
+  return top;
+}
+
+// A bound on how far the device's sum of the weights of any set of tokens lies from the exact
+// sum, relative to the largest token's weight (token_sampler.hpp: each token's weight is an
+// integer in units of 2^-mass_bits of its histogram bin's top, mass_bits = 31 - log2 of the
+// vocabulary rounded up to a power of two; for probabilities at T = 1, of the power of two above
+// the value): one unit per token, and each sum low (the units are whole). weight[j] is token j's
+// exact weight; counted are the tokens of weight with v[j] >= floor.
+inline double weight_quantum(const float* v, std::int64_t vocab, const row_params& p,
+                             const std::vector<double>& weight, float floor = -INFINITY) {
+  int vocab_bits = 0;  // log2 of the vocabulary rounded up to a power of two
+  while ((std::int64_t{1} << vocab_bits) < vocab) ++vocab_bits;
+  const double unit = std::ldexp(1.0, -(31 - vocab_bits));
+  const float shift = order_shift(v, vocab, p);
+  const bool raw = p.probabilities && p.temperature == 1.0f;
+  double sum = 0.0;
+  for (std::int64_t j = 0; j < vocab; ++j) {
+    if (!has_weight(v[j], p.probabilities) || !(v[j] >= floor)) continue;
+    const float u = order_value(v[j], p, shift);
+    const double top = bin_top(order_bin(u));
+    double ratio;  // the unit's scale over the token's weight
+    if (raw) {
+      int e = 0;
+      std::frexp(static_cast<double>(v[j]), &e);  // v in [2^(e-1), 2^e)
+      ratio = std::ldexp(1.0, e) / v[j];
+    } else if (p.probabilities) {
+      ratio = std::pow(top / u, 1.0 / p.temperature);
+    } else {
+      ratio = std::exp(top - static_cast<double>(u));
+    }
+    sum += unit * weight[static_cast<std::size_t>(j)] * std::min(ratio, 1e30);
+  }
+  return sum;
+}
+
+// The retry's set (token_sampler.hpp): tokens of weight whose order value's key has its top 11 bits
+// (the histogram bin) at least lo, the bin of the top-p threshold; and min-p. Returned as the
+// lowest value in it, NaN when the top-p or min-p boundary is not known exactly enough to tell.
+inline float retry_threshold(const float* v, std::int64_t vocab, const row_params& p, float strict_p, float loose_p,
+                             float strict_m, float loose_m) {
+  const float shift = order_shift(v, vocab, p);
+  auto bin = [&](float x) { return order_bin(order_value(x, p, shift)); };
   if (bin(strict_p) != bin(loose_p)) return NAN;
   const std::uint32_t lo = bin(strict_p);
   if (strict_m != loose_m) return NAN;
@@ -213,10 +262,17 @@ inline row_reference reference_row(const float* v, std::int64_t vocab, const row
     }
     return v[o[in_k - 1]];
   };
+  // The device compares sums of integer weights, each at most weight_quantum below the exact sum:
+  // its cumulative weight c' in [c - q_c, c] against its target p m' in [p m - p q_m, p m], so it
+  // stops where c reaches a target between p m - p q_m and p m + q_c. q_m counts the row's tokens,
+  // q_c only those of the sums the device compares (at or above the loose threshold; found with
+  // q_m first, which bounds q_c).
   float strict_p = threshold_k, loose_p = threshold_k;
   if (p.top_p < 1.0f) {
-    strict_p = top_p_threshold(double(p.top_p) * (1.0 - top_p_slack) * mass_k);
-    loose_p = top_p_threshold(double(p.top_p) * (1.0 + top_p_slack) * mass_k);
+    const double target = double(p.top_p) * mass_k, q_m = weight_quantum(v, vocab, p, ref.weight);
+    strict_p = top_p_threshold(target * (1.0 - top_p_slack) - double(p.top_p) * q_m);
+    const float widest = top_p_threshold(target * (1.0 + top_p_slack) + q_m);
+    loose_p = top_p_threshold(target * (1.0 + top_p_slack) + weight_quantum(v, vocab, p, ref.weight, widest));
   }
 
   // min-p: expf(s_j - s_max) >= min_p in float, which brackets the device's test (s_j - s_max >=
