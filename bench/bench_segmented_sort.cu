@@ -97,8 +97,7 @@ std::vector<std::int32_t> offsets_for(sizes_kind kind, i64 n) {
 }
 
 struct anchors {
-  double copy_ms = std::numeric_limits<double>::quiet_NaN();
-  double cub_ms = std::numeric_limits<double>::quiet_NaN();
+  scankit_bench::anchor_times copy, cub;
 };
 std::map<std::string, anchors> g_anchors;
 std::vector<scankit_bench::summary_row> g_summary;
@@ -218,15 +217,15 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
   }
   const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, launch);
   anchors& a = g_anchors[workload];
-  if (row == "copy") a.copy_ms = ms;
-  if (row == "cub") a.cub_ms = ms;
+  if (row == "copy") a.copy.add(ms);
+  if (row == "cub") a.cub.add(ms);
   const double keys_per_s = static_cast<double>(d.n) / (ms * 1e-3) / 1e9;
   state.counters["ms"] = ms;
   state.counters["Gkeys_per_s"] = keys_per_s;
-  state.counters["frac_floor"] = a.copy_ms / ms;
-  state.counters["vs_cub"] = a.cub_ms / ms;
+  state.counters["frac_floor"] = a.copy.median() / ms;
+  state.counters["vs_cub"] = a.cub.median() / ms;
   state.counters["segments"] = static_cast<double>(d.segments);
-  g_summary.push_back({workload + "/" + row, {ms, keys_per_s, a.copy_ms / ms, a.cub_ms / ms}, ""});
+  g_summary.push_back({workload + "/" + row, {ms, keys_per_s, a.copy.median() / ms, a.cub.median() / ms}, ""});
 }
 
 void add_workload(const std::string& name, sizes_kind kind, bool pairs) {

@@ -93,17 +93,8 @@ unsigned long long mismatches(const T* a, const T* b, i64 n) {
 
 // ---- workloads ------------------------------------------------------------------------------------
 
-// A workload's copy and CUB times, one per repetition: the rows after them divide by their
-// median (repetitions run back to back, so the last one alone would carry its own noise).
 struct anchors {
-  std::vector<double> copy_reps, cub_reps;
-  static double median(std::vector<double> v) {
-    if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-  }
-  double copy_ms() const { return median(copy_reps); }
-  double cub_ms() const { return median(cub_reps); }
+  scankit_bench::anchor_times copy, cub;
 };
 std::map<std::string, anchors> g_anchors;
 
@@ -268,13 +259,13 @@ void run_workload(benchmark::State& state, const std::string& workload, const st
   }
   const double ms = scankit_bench::timed_median_ms(state, g_gpu.stream, g_gpu.start, g_gpu.stop, launch);
   anchors& a = g_anchors[workload];
-  if (row == "copy") a.copy_reps.push_back(ms);
-  if (row == "cub") a.cub_reps.push_back(ms);
+  if (row == "copy") a.copy.add(ms);
+  if (row == "cub") a.cub.add(ms);
   state.counters["ms"] = ms;
   state.counters["Gkeys_per_s"] = n / (ms * 1e-3) / 1e9;
-  state.counters["frac_floor"] = a.copy_ms() / ms;
-  state.counters["vs_cub"] = a.cub_ms() / ms;
-  g_summary.push_back({workload + "/" + row, {ms, n / (ms * 1e-3) / 1e9, a.copy_ms() / ms, a.cub_ms() / ms}, ""});
+  state.counters["frac_floor"] = a.copy.median() / ms;
+  state.counters["vs_cub"] = a.cub.median() / ms;
+  g_summary.push_back({workload + "/" + row, {ms, n / (ms * 1e-3) / 1e9, a.copy.median() / ms, a.cub.median() / ms}, ""});
   (void)floor_bytes;
 }
 

@@ -162,6 +162,20 @@ double timed_median_ms(State& state, cudaStream_t stream, cudaEvent_t start, cud
 
 // The summary a benchmark prints after its rows: the row name, then its measured values under the
 // columns (or the error that skipped it) and an optional note. Returns the number of failed rows.
+// An anchor row's times (copy, CUB), one per repetition: the rows after it divide by their
+// median, since Google Benchmark runs a row's repetitions back to back and the last one alone
+// would carry its own noise into every ratio.
+struct anchor_times {
+  std::vector<double> reps;
+  void add(double ms) { reps.push_back(ms); }
+  double median() const {
+    if (reps.empty()) return std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> v = reps;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  }
+};
+
 struct summary_column {
   const char* title;
   int width;
