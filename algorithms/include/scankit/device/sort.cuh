@@ -165,8 +165,16 @@ std::size_t sort_workspace_bytes_for(const char* function, const device_detail::
   detail::check_sort_count(function, n);
   int begin_bit = 0, end_bit = 0;
   detail::resolve_bit_range(function, options, key_bits<Key, BitKey>, begin_bit, end_bit);
-  const auto plan = device_detail::plan_for(call, n, begin_bit, end_bit, options.strategy == sort_strategy::reduce_then_scan);
-  const std::size_t radix_bytes = device_detail::radix_sort_workspace_bytes<Policy, Key, Value>(plan);
+  const bool reduce_then_scan = options.strategy == sort_strategy::reduce_then_scan;
+  const auto plan = device_detail::plan_for(call, n, begin_bit, end_bit, reduce_then_scan);
+  std::size_t radix_bytes = device_detail::radix_sort_workspace_bytes<Policy, Key, Value>(plan);
+  if constexpr (device_detail::radix_call_tuning<Policy, Key, Value>::lean_differs) {
+    // Whichever pass the GPU that runs the call prefers (radix_pass_choice.cuh).
+    using lean = typename device_detail::radix_call_tuning<Policy, Key, Value>::type::lean_pass;
+    const auto lean_plan =
+        device_detail::plan_for(device_detail::with_pass_policy<lean>(call), n, begin_bit, end_bit, reduce_then_scan);
+    radix_bytes = std::max(radix_bytes, device_detail::radix_sort_workspace_bytes<lean, Key, Value>(lean_plan));
+  }
   if (counting_sort_applies<Key, Value, BitKey>(call.double_buffered, call.keys_out != nullptr, n, begin_bit, end_bit,
                                                 options)) {
     return std::max(radix_bytes, workspace::bytes_needed(0, counting_sort_scratch_bytes<Key>()));

@@ -28,6 +28,7 @@
 #include "scankit/device/dispatch/offsets_sum.cuh"
 #include "scankit/device/dispatch/single_pass_setup.cuh"
 #include "scankit/device/sort/radix_block_sort.cuh"
+#include "scankit/device/sort/radix_pass_choice.cuh"
 #include "scankit/device/sort/radix_histogram.cuh"
 #include "scankit/device/sort/radix_pass_kernel.cuh"
 #include "scankit/device/sort/sort_policy.cuh"
@@ -247,6 +248,22 @@ struct radix_sort_call {
   bool double_buffered = false;
 };
 
+// The same call with another pass shape.
+template <class Other, class Policy, class Key, class Value, class BitKey>
+radix_sort_call<Other, Key, Value, BitKey> with_pass_policy(const radix_sort_call<Policy, Key, Value, BitKey>& call) {
+  return {call.keys_in,        call.keys_out,         call.values_in,     call.values_out,
+          call.keys_alternate, call.values_alternate, call.double_buffered};
+}
+
+// The tuned shapes of a call's (Key, Value); `lean_differs` when Policy is the tuned pass and the
+// lean pass (radix_pass_choice.cuh) is another shape.
+template <class Policy, class Key, class Value>
+struct radix_call_tuning {
+  using type = radix_sort_tuning<sizeof(Key), std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value)>;
+  static constexpr bool lean_differs =
+      std::is_same_v<Policy, typename type::pass> && !std::is_same_v<typename type::pass, typename type::lean_pass>;
+};
+
 template <class Policy, class Key, class Value, class BitKey>
 radix_sort_plan<Policy> plan_for(const radix_sort_call<Policy, Key, Value, BitKey>& call, long long n, int begin_bit,
                                  int end_bit, bool reduce_then_scan) {
@@ -327,6 +344,18 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, ite
                     workspace* ws) {
   const long long n = count.bound;
   if (n == 0) return;
+  int device = 0;
+  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  using tuned = typename radix_call_tuning<Policy, Key, Value>::type;
+  if constexpr (radix_call_tuning<Policy, Key, Value>::lean_differs) {
+    // The onesweep passes of the tuned shape take the lean one on GPUs that prefer it (its small
+    // sorts are the same kernels); reduce-then-scan keeps the tuned shape.
+    if (!reduce_then_scan && lean_pass_preferred(device)) {
+      run_radix_sort(with_pass_policy<typename tuned::lean_pass>(call), count, begin_bit, end_bit, descending, false,
+                     bit_key, stream, ws);
+      return;
+    }
+  }
   radix_sort_plan<Policy> plan = plan_for(call, n, begin_bit, end_bit, reduce_then_scan);
   plan.n_device = count.device;
   const int passes = plan.passes.count();
@@ -348,10 +377,7 @@ void run_radix_sort(const radix_sort_call<Policy, Key, Value, BitKey>& call, ite
     return;
   }
 
-  int device = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   if (Policy::small_sorts_in_one_block && !plan.reduce_then_scan) {
-    using tuned = radix_sort_tuning<sizeof(Key), std::is_same_v<Value, radix_no_values> ? 0 : sizeof(Value)>;
     if (n <= tuned::block_smallest::tile_items) {
       run_radix_block_sort<typename tuned::block_smallest, false>(call, count, plan.passes, descending, bit_key,
                                                                   device, 0, stream);

@@ -71,6 +71,13 @@ struct radix_sort_tuning {
   using pass = radix_pass_policy<entry::block_threads, items_per_thread, entry::radix_bits, min_blocks_per_sm, 32, 1024,
                                  entry::look_back_window, entry::small_sorts_in_one_block, prefetch_tiles_ahead,
                                  entry::rank_by_atomic_or>;
+  // The pass on GPUs of less memory bandwidth per multiprocessor (lean_pass_preferred); the same
+  // type as `pass` where the shapes agree.
+  using lean_entry = tuning::sort_tuning_table::lean_pass_kernel<KeyBytes, ValueBytes>;
+  using lean_pass = radix_pass_policy<lean_entry::block_threads, lean_entry::items_per_thread, lean_entry::radix_bits,
+                                      lean_entry::min_blocks_per_sm, 32, 1024, lean_entry::look_back_window,
+                                      lean_entry::small_sorts_in_one_block, lean_entry::prefetch_tiles_ahead,
+                                      lean_entry::rank_by_atomic_or>;
   // Small sorts (radix_block_sort.cuh): one block of the smallest shape that holds them, or a
   // cluster of block_cluster blocks (one such block without clusters).
   using block_entry = tuning::sort_tuning_table::block_sort<item_bytes>;

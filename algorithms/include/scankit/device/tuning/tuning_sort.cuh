@@ -34,6 +34,21 @@ struct sort_entry<gpu_arch::sm90> {
     static constexpr bool rank_by_atomic_or = false;  // the ballot match (tune_sort compares the two)
   };
 
+  // The digit pass on GPUs with less peak memory bandwidth per multiprocessor than
+  // lean_pass_below_gbps_per_sm (the H100 at 25, against the H200's 37): 8-byte keys alone and
+  // 4-byte keys with 4-byte values take longer tiles at 2 blocks per SM, whose registers hold them
+  // without spilling; the other shapes as pass_kernel (docs/tuning.md, "Radix sort").
+  static constexpr double lean_pass_below_gbps_per_sm = 30.0;
+  template <std::size_t KeyBytes, std::size_t ValueBytes>
+  struct lean_pass_kernel : pass_kernel<KeyBytes, ValueBytes> {
+    static constexpr bool u64_keys = KeyBytes == 8 && ValueBytes == 0;
+    static constexpr bool u32_pairs = KeyBytes == 4 && ValueBytes == 4;
+    static constexpr int items_per_thread =
+        u64_keys ? 20 : u32_pairs ? 24 : pass_kernel<KeyBytes, ValueBytes>::items_per_thread;
+    static constexpr int min_blocks_per_sm =
+        u64_keys || u32_pairs ? 2 : pass_kernel<KeyBytes, ValueBytes>::min_blocks_per_sm;
+  };
+
   // Small sorts run in one launch, the shape chosen by the count: up to 1024 keys one block of
   // 256 x 4, up to 4096 one of 512 x 8, both ranking by atomic or; up to 2^16 one cluster of up
   // to 16 blocks of 256 x 16 ranking by ballots, each holding at least 1024 positions (sm_90 and
