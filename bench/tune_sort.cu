@@ -1,6 +1,7 @@
 // Tuning sweep of the radix sort's rank: how it finds a row's lanes of one digit (one ballot per
 // digit bit, the tuned way, against one shared atomicOr per key; radix_rank.cuh). The digit pass
-// for u32 keys, u32 pairs, u64 keys and u64 pairs, and the one-block sort of 4096 and 16384 u32
+// for u32 keys, u32 pairs, u64 keys and u64 pairs (and the lean pass where it differs from the
+// tuned one), and the one-block sort of 4096 and 16384 u32
 // keys, on uniform keys, keys of 8 distinct values and keys below 2^20, beside cudaMemcpy D2D of
 // the same keys and cub::DeviceRadixSort on the same data.
 // Every variant's output is checked against CUB's first, bit for bit.
@@ -132,6 +133,15 @@ void sweep(const char* type_name, long long n, int distribution) {
   std::printf("%-28s %-10s %8.3f ms  (copy %.3f ms)\n", workload.c_str(), "cub", cub_ms, copy_ms);
   run(pass_with_match<Key, Value, false>{}, "ballots");
   run(pass_with_match<Key, Value, true>{}, "atomic_or");
+  // The lean pass (radix_pass_choice.cuh), where it differs: the dispatch runs it on GPUs of less
+  // memory bandwidth per multiprocessor.
+  using tuning = scankit::device_detail::radix_sort_tuning<sizeof(Key), scankit::device_detail::sort_value_bytes<Value>>;
+  if constexpr (!std::is_same_v<typename tuning::pass, typename tuning::lean_pass>) {
+    struct lean {
+      using type = typename tuning::lean_pass;
+    };
+    run(lean{}, "lean");
+  }
   if constexpr (sizeof(Key) == 4 && !pairs) {
     // The atomicOr match holds fewer registers: a longer tile may now fit 3 blocks per SM.
     using e = typename pass_with_match<Key, Value, true>::e;

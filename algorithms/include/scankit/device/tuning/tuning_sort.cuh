@@ -36,8 +36,8 @@ struct sort_entry<gpu_arch::sm90> {
 
   // The digit pass on GPUs with less peak memory bandwidth per multiprocessor than
   // lean_pass_below_gbps_per_sm (the H100 at 25, against the H200's 37): 8-byte keys alone and
-  // 4-byte keys with 4-byte values take longer tiles at 2 blocks per SM, whose registers hold them
-  // without spilling; the other shapes as pass_kernel (docs/tuning.md, "Radix sort").
+  // 4-byte keys with 4-byte values take longer tiles at 2 blocks per SM (80 registers); the other
+  // shapes as pass_kernel (docs/tuning.md, "Radix sort").
   static constexpr double lean_pass_below_gbps_per_sm = 30.0;
   template <std::size_t KeyBytes, std::size_t ValueBytes>
   struct lean_pass_kernel : pass_kernel<KeyBytes, ValueBytes> {
