@@ -123,9 +123,10 @@ def reduce(x, op: str = "sum", init=None, *, stream=None):
 
 
 def sort(x, descending: bool = False, *, out=None, stream=None):
-    """A stable radix sort of a 1-D array. Floats sort in IEEE total order (-0.0 before +0.0,
-    NaNs last; first when descending). dtypes: int8 to uint64, float16, bfloat16, float32,
-    float64. Returns the sorted array (``out`` if given; it may not be ``x``)."""
+    """A stable radix sort of a 1-D array. Floats sort by value with -0.0 equal to +0.0 (the two
+    keep their input order) and every NaN, whatever its sign and payload, after +inf (first when
+    descending). dtypes: int8 to uint64, float16, bfloat16, float32, float64. Returns the sorted
+    array (``out`` if given; it may not be ``x``)."""
     d = describe(x, "x")
     _one_dimensional(d, "scankit.sort")
     s = stream_of(d, stream)
