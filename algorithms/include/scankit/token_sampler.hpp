@@ -26,10 +26,14 @@
 //   in chunk   t = word 1 * 2^-32 of the same draw; the first token of the chunk (index order)
 //              whose running float sum of a_j exceeds t * W_c (the chunk's last kept
 //              token if rounding leaves none).
-//   proposals  a top-p row of probabilities at T = 1 without top-k first proposes up to six
-//              tokens, each drawn the same way from a superset of K: P1 to P4 from every token of
-//              weight, chunk c scoring W_c / E_c (a float division; W_c the sum of its values,
-//              E_c from word i - 1 of counter (c + 2^63, offset)) and the winner picking with
+//   proposals  a top-p row without top-k, of probabilities at T = 1 or of logits whose order
+//              values v / T - c (c below) all lie below 32 and that ask for neither log-
+//              probabilities nor kept probabilities, first proposes up to six tokens, each
+//              drawn the same way from a superset of K: P1 to P4 from every token of weight,
+//              chunk c scoring W_c / E_c (a float division; W_c the sum of its values, or for
+//              logits of min(expf(u_j - t_j), 1) * expf(t_j), u_j the order value and t_j the
+//              largest value of its histogram bin, in the order above, a chunk with W_c == 0 not
+//              running; E_c from word i - 1 of counter (c + 2^63, offset)) and the winner picking with
 //              word i - 1 of (c + 2^63 + 2^61, offset); then, only when none of P1 to P4 lies
 //              in K' = the tokens (passing min-p) whose order key (the order value's float bits,
 //              flipped to sort as unsigned integers) has the same top 11 bits as the top-p

@@ -163,11 +163,14 @@ inline float retry_threshold(const float* v, std::int64_t vocab, const row_param
   return lowest;
 }
 
+constexpr float proposal_shift_limit = 32.0f;  // logits rows propose while every order value is below it
+
 struct row_reference {
   bool bad = false;
   bool greedy = false;
   bool raw = false;  // probabilities at T == 1: the chunk weights are the values themselves
-  bool two_draws = false;  // top-p without top-k at T = 1 from probabilities: proposals come first
+  bool two_draws = false;  // top-p without top-k, from probabilities at T = 1 or logits: proposals come first
+  float shift = 0.0f;      // logits: the order values' shift (order_shift)
   // The retry's set K' = {j : v_j >= retry_threshold} (NaN where the reference cannot tell it).
   float retry_threshold = NAN;
   // Greedy: the lowest index of the largest value; for k == 1 (T > 0) also accepted, the lowest
@@ -203,7 +206,14 @@ inline row_reference reference_row(const float* v, std::int64_t vocab, const row
   }
   ref.greedy = p.temperature == 0.0f || p.top_k == 1;
   ref.raw = p.probabilities && p.temperature == 1.0f;
-  ref.two_draws = ref.raw && !ref.greedy && !(p.top_k >= 1 && p.top_k < vocab) && p.top_p < 1.0f;
+  ref.shift = order_shift(v, vocab, p);
+  {
+    // Logits rows propose while every order value lies below the limit (token_sampler.hpp).
+    float v_max = -INFINITY;
+    for (std::int64_t j = 0; j < vocab; ++j) v_max = std::max(v_max, v[j]);
+    const bool logits_propose = !p.probabilities && order_value(v_max, p, ref.shift) < proposal_shift_limit;
+    ref.two_draws = (ref.raw || logits_propose) && !ref.greedy && !(p.top_k >= 1 && p.top_k < vocab) && p.top_p < 1.0f;
+  }
   {
     std::int64_t best = 0;
     for (std::int64_t j = 1; j < vocab; ++j)
@@ -311,11 +321,14 @@ inline row_reference reference_row(const float* v, std::int64_t vocab, const row
 // that cannot contract into a fused multiply-add. The device's expf and logf may differ from the
 // host's in the last place, so a draw is predicted only where that cannot change it.
 //
-// Top-p rows of probabilities at T = 1 without top-k make proposals first (token_sampler.hpp):
-// P1 to P4 from every token of weight, chunk c scoring W_c / E with word i of counter
-// (c + 2^63, offset) and picking with word i of (c + 2^63 + 2^61, offset); then, when none of them lies in K', P5 and
-// P6 from K' with (c + 2^62, offset), words 0-1 and 2-3. The first of them in K is the row's
-// token, and the draw from K decides when none is.
+// Top-p rows without top-k, of probabilities at T = 1 or of logits, make proposals first
+// (token_sampler.hpp): P1 to P4 from every token of weight, chunk c scoring W_c / E with word i of
+// counter (c + 2^63, offset) and picking with word i of (c + 2^63 + 2^61, offset); then, when none
+// of them lies in K', P5 and P6 from K' with (c + 2^62, offset), words 0-1 and 2-3. The first of
+// them in K is the row's token, and the draw from K decides when none is. For probabilities W_c is
+// the chunk's sum of values; for logits the sum of exp(u_j), u_j = s_j - shift, each term computed
+// as min(expf(u_j - top), 1) * expf(top) with `top` the largest value of u_j's histogram bin (a
+// chunk whose sum is 0 does not run).
 
 constexpr std::int64_t chunk_tokens = 32;
 constexpr std::uint64_t first_draw_base = 1ull << 63;
@@ -398,6 +411,32 @@ inline chunk_weights chunk_of(const float* v, std::int64_t vocab, const row_refe
   return c;
 }
 
+// W_c of a logits row's first proposals (see above), in the spec's order of additions.
+inline float logits_ratio_weight(std::int64_t vocab, const row_reference& ref, std::int64_t chunk) {
+  float lane[8];
+  for (int l = 0; l < 8; ++l) {
+    float x = 0.0f;
+    for (int q = 4 * l; q < 4 * l + 4; ++q) {
+      const std::int64_t j = chunk * chunk_tokens + q;
+      float w = 0.0f;
+      const float s = j < vocab ? static_cast<float>(ref.score[static_cast<std::size_t>(j)]) : -INFINITY;
+      if (s > -INFINITY) {
+        const float u = s - ref.shift;  // order_value: v / T - shift
+        const float top = bin_top(order_bin(u));
+        w = std::min(std::exp(u - top), 1.0f) * std::exp(top);
+      }
+      x = x + w;
+    }
+    lane[l] = x;
+  }
+  for (int o = 1; o < 8; o <<= 1) {
+    float next[8];
+    for (int l = 0; l < 8; ++l) next[l] = lane[l] + lane[l ^ o];
+    std::copy(next, next + 8, lane);
+  }
+  return lane[0];
+}
+
 inline float chunk_score(const chunk_weights& c, std::uint32_t word0) {
   return chunk_race_score(c.m + std::log(c.w), word0);
 }
@@ -432,8 +471,11 @@ inline draw_result draw(const float* v, std::int64_t vocab, const row_reference&
   for (std::int64_t c = 0; c < chunks; ++c) {
     const chunk_weights w = chunk_of(v, vocab, ref, threshold, c);
     if (!w.races()) continue;
+    // Logits rows' first proposals weigh exp(u) on the row's shift (a chunk of weight 0 does not run).
+    const float ratio_weight = words.ratio && !ref.raw ? logits_ratio_weight(vocab, ref, c) : w.w;
+    if (!(ratio_weight > 0.0f)) continue;
     const std::uint32_t word = chunk_words(seed, offset, c, words.race_base).x[words.race_word];
-    const double s = words.ratio ? chunk_ratio_score(w.w, word) : chunk_score(w, word);
+    const double s = words.ratio ? chunk_ratio_score(ratio_weight, word) : chunk_score(w, word);
     if (r.chunk < 0 || s > r.best) {  // ties stay with the lower chunk
       second = r.best;
       r.best = s;
@@ -570,7 +612,9 @@ inline row_check check_row(const float* v, std::int64_t vocab, const row_referen
   // of them lies in K', P5 and P6 from K'; the first of them in K is the row's token. Where one
   // is not surely known, neither is the token.
   bool from_k = !std::isnan(threshold);
-  if (from_k && ref.two_draws) {
+  // Logits rows with optional outputs make no proposals (token_sampler.hpp).
+  const bool proposes = ref.two_draws && (ref.raw || (logprob == nullptr && kept == nullptr));
+  if (from_k && proposes) {
     bool retry = true;  // no pass-1 proposal in K'
     for (int i = 0; i < first_proposals && from_k; ++i) {
       const draw_result d =

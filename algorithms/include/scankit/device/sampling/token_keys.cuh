@@ -126,11 +126,14 @@ __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float, const to
   const std::uint32_t significand = min(bits, (bits & 0x007fffffu) | 0x00800000u);
   return rule.mass_bits <= 24 ? significand >> (24 - rule.mass_bits) : significand << (rule.mass_bits - 24);
 }
+// A logit's weight relative to its bin's top, exp(u - top) at most 1. A select, not a branch:
+// -infinity weighs 0 (and its bin's top is -infinity too).
+__device__ __forceinline__ float token_logit_ratio(float u, float bin_top) {
+  return u > -INFINITY ? fminf(expf(u - bin_top), 1.0f) : 0.0f;
+}
 __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule,
                                                       token_logits_kind) {
-  // A select, not a branch: -infinity weighs 0 (and its bin's top is -infinity too).
-  const float r = u > -INFINITY ? fminf(expf(u - bin_top), 1.0f) : 0.0f;
-  return static_cast<std::uint32_t>(r * rule.mass_unit);
+  return static_cast<std::uint32_t>(token_logit_ratio(u, bin_top) * rule.mass_unit);
 }
 __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float bin_top, const token_row_rule& rule) {
   if (rule.logits) return token_bin_mass(u, bin_top, rule, token_logits_kind{});

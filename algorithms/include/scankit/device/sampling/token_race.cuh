@@ -33,6 +33,10 @@ __host__ __device__ constexpr std::uint64_t token_pick_base(token_draw d) {
   return d == token_draw::first ? (1ull << 63) + (1ull << 61) : token_draw_base(d);
 }
 constexpr int token_first_proposals = 4;
+// Logits rows propose only when every order value u = s - shift is below this (token_sampler.hpp):
+// a chunk's weight, the sum of 32 exp(u), then stays below 32 e^32, and its ratio score W / E
+// (E >= 2^-32) finite.
+constexpr float token_proposal_shift_limit = 32.0f;
 
 __device__ __forceinline__ scankit::detail::philox_words token_noise(std::uint64_t seed, std::uint64_t offset,
                                                                     std::int64_t group, std::uint64_t base = 0) {

@@ -184,10 +184,16 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const bool want_mass = a.logprobs != nullptr || a.kept_probs != nullptr;
   const bool need_hist = Filtered && (k_active || p_active);
   const bool raw = !logits && st.temperature == 1.0f;  // probabilities at T = 1
-  // Top-p rows of probabilities at T = 1 without top-k propose tokens before settling K
-  // (token_sampler.hpp): there the first proposal's chunk sums cost pass 1 a few additions per
-  // token, where logits would pay a second exponential.
-  const bool proposals = need_hist && p_active && !k_active && raw;
+  // Top-p rows without top-k, of probabilities at T = 1 or of logits, propose tokens before settling
+  // K (token_sampler.hpp). The first proposals' chunk weights cost pass 1 a few additions per token:
+  // probabilities weigh their values; logits their weight relative to the row's shift, which the
+  // histogram's mass already holds relative to the token's bin top, times a table of the bins'
+  // tops' exponentials. Logits rows whose largest order value is not below
+  // token_proposal_shift_limit (the shift far below the row's largest score) drop the proposals
+  // after pass 1, before any is used.
+  // (Logits rows with optional outputs need pass 2's kept mass anyway, so proposals would only add
+  // to their pass 1: they make none.)
+  bool proposals = need_hist && p_active && !k_active && (raw || (logits && !want_mass));
   const bool need_max = greedy || need_hist || minp_active || want_mass;
   // Rows of the compiled kinds find their largest value, not its index (only greedy rows need that).
   const bool max_by_value = !greedy && (logits || raw);
@@ -203,6 +209,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     if (need_hist) {
       for (int b = threadIdx.x; b < token_bins; b += token_threads) sm.count_incl[b] = 0, sm.mass[b] = 0;
       if (threadIdx.x < token_first_proposals) first_entries[threadIdx.x] = 0;
+      if (proposals && logits) {
+        float* const top_scale = token_bin_top_scales(sm);
+        for (int b = threadIdx.x; b < token_bins; b += token_threads) top_scale[b] = expf(token_bin_top(b));
+      }
       __syncthreads();
     }
     bool bad = false;
@@ -213,13 +223,16 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // Probabilities at T = 1: the range of the keys, which tells both the largest value and a bad
     // one (a valid probability, -0.0 to the largest float, has a key in [0x7fffffff, 0xff800000)).
     std::uint32_t key_lo = 0xffffffffu, key_hi = 0;
-    auto pass1 = [&](auto kind, auto hist) {
+    // logit_proposals: the first proposals of a logits row (a copy of the loop of its own, so that
+    // the rows without them run the loop as it was).
+    auto pass1 = [&](auto kind, auto hist, auto logit_proposals) {
+      constexpr bool with_logit_proposals = decltype(logit_proposals)::value;
       using kind_t = decltype(kind);
       constexpr bool any_kind = std::is_same_v<kind_t, token_any_kind>;
       constexpr bool is_logits = std::is_same_v<kind_t, token_logits_kind>;
       constexpr bool is_raw = std::is_same_v<kind_t, token_raw_kind>;
       auto flush_first = [&] {
-        if constexpr (decltype(hist)::value && is_raw) {
+        if constexpr (decltype(hist)::value && (is_raw || with_logit_proposals)) {
           if (proposals) {
             first_batch.flush_ratio<token_first_proposals>(seed, offset, token_draw_base(token_draw::first),
                                                            first_entries);
@@ -236,6 +249,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
             first_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, v, true), true);
           }
         }
+        [[maybe_unused]] float weight[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // logits: the first proposals' weights
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
           const bool valid = decltype(full)::value || q < n;
@@ -254,18 +268,43 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           }
           if constexpr (decltype(hist)::value) {
             const int bin = token_bin(key);
-            // The compiled kinds add a zero mass rather than test for it (a branch per token).
-            token_hist_add(sm.count_incl, sm.mass, valid, bin,
-                           valid ? token_bin_mass(u, token_bin_top(bin), rule, kind) : 0, any_kind);
+            if constexpr (is_logits) {
+              // The same mass as token_bin_mass's, its ratio kept for the proposals' weight.
+              const float ratio = valid ? token_logit_ratio(u, token_bin_top(bin)) : 0.0f;
+              if constexpr (with_logit_proposals) weight[q] = ratio * token_bin_top_scales(sm)[bin];
+              token_hist_add(sm.count_incl, sm.mass, valid, bin, static_cast<std::uint32_t>(ratio * rule.mass_unit),
+                             false);
+            } else {
+              // The compiled kinds add a zero mass rather than test for it (a branch per token).
+              token_hist_add(sm.count_incl, sm.mass, valid, bin,
+                             valid ? token_bin_mass(u, token_bin_top(bin), rule, kind) : 0, any_kind);
+            }
+          }
+        }
+        if constexpr (decltype(hist)::value && with_logit_proposals) {
+          {  // every token of weight, weighing exp(u) (a chunk of none does not join)
+            bool kept[4];
+            const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+            for (int q = 0; q < 4; ++q) kept[q] = weight[q] > 0.0f;
+            first_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, weight, true), true);
           }
         }
       }, flush_first, slice);
     };
     auto pass1_of = [&](auto kind) {
       if (need_hist) {
-        pass1(kind, std::true_type{});
+        if constexpr (std::is_same_v<decltype(kind), token_logits_kind>) {
+          if (proposals) {
+            pass1(kind, std::true_type{}, std::true_type{});
+          } else {
+            pass1(kind, std::true_type{}, std::false_type{});
+          }
+        } else {
+          pass1(kind, std::true_type{}, std::false_type{});
+        }
       } else {
-        pass1(kind, std::false_type{});
+        pass1(kind, std::false_type{}, std::false_type{});
       }
     };
     if (!max_by_value) {
@@ -300,6 +339,8 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     return;
   }
   const float s_max = need_max && !greedy ? token_score(v_at_max, rule) : 0.0f;
+  // Logits rows whose largest order value reaches the limit drop the proposals that pass 1 drew.
+  if (proposals && logits && !(u_max < token_proposal_shift_limit)) proposals = false;
   const token_min_p_bound min_p_bound{raw, raw ? st.min_p * v_at_max : logf(st.min_p), s_max};
 
   if (greedy) {
@@ -556,26 +597,31 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     token_race races[2];
     token_race_batch retry_batch;
     const float lo_top = token_bin_top(lo);
-    // Proposals are made for probabilities at T = 1 only: the raw kind's arithmetic.
+    // Proposals are made for probabilities at T = 1 (the raw kind's arithmetic) and for logits.
     token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
       constexpr bool whole = decltype(full)::value;
+      std::uint32_t key[4];
+      float sc[4];
 #pragma unroll
       for (int q = 0; q < 4; ++q) {  // bin lo's sub-bins: a few operations per token
-        const std::uint32_t key = token_key(v[q]);
-        const bool in = (whole || q < n) && token_bin(key) == lo;
-        token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key >> 10) & (token_bins - 1)),
-                       in ? token_bin_mass(v[q], lo_top, rule, token_raw_kind{}) : 0);
+        const float u = logits ? token_order_value(v[q], rule, token_logits_kind{}) : v[q];
+        key[q] = token_key(u);
+        sc[q] = logits ? token_logit_score(v[q], st.temperature) : 0.0f;
+        const bool in = (whole || q < n) && token_bin(key[q]) == lo;
+        const std::uint32_t mass = !in     ? 0u
+                                   : logits ? token_bin_mass(u, lo_top, rule, token_logits_kind{})
+                                            : token_bin_mass(v[q], lo_top, rule, token_raw_kind{});
+        token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key[q] >> 10) & (token_bins - 1)), mass);
       }
       if (!draws) return;
       bool kept[4];
-      const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
-        kept[q] = (whole || q < n) && v[q] > 0.0f && token_key(v[q]) >= retry_floor;
-        if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], 0.0f, min_p_bound);
+        kept[q] = (whole || q < n) && (logits ? v[q] > -INFINITY : v[q] > 0.0f) && key[q] >= retry_floor;
+        if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], sc[q], min_p_bound);
       }
       if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
-        retry_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, v, true), true);
+        retry_batch.hold(round, g >> 3, token_octet_chunk(kept, sc, v, raw), true);
       }
     }, [&] {
       retry_batch.flush_each<2, 2>(seed, offset, token_draw_base(token_draw::retry),

@@ -46,6 +46,14 @@ __device__ __forceinline__ std::uint32_t* token_bin_scratch(token_shared& sm) {
   return reinterpret_cast<std::uint32_t*>(sm.candidates.entry);
 }
 
+// The first proposals of logits rows: expf of each bin's top, in the sub-bin counts' words, which
+// nothing uses during pass 1 (the cluster's sums of pass 1 begin with a cluster barrier, after
+// every block's pass 1, and only then write token_bin_scratch, which overlaps them).
+__device__ __forceinline__ float* token_bin_top_scales(token_shared& sm) {
+  static_assert(sizeof(std::declval<token_shared&>().sub.count) >= token_bins * sizeof(float), "a scale per bin");
+  return reinterpret_cast<float*>(sm.sub.count);
+}
+
 // The scratch of summed counts overlaps nothing in use while it is (token_sub_scratch and
 // token_bin_scratch).
 static_assert(sizeof(std::declval<token_shared&>().candidates.mass_incl) >=
