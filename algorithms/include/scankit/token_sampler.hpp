@@ -27,8 +27,7 @@
 //              whose running float sum of a_j exceeds t * W_c (the chunk's last kept
 //              token if rounding leaves none).
 //   proposals  a top-p row without top-k, of probabilities at T = 1 or of logits whose order
-//              values v / T - c (c below) all lie below 32 and that ask for neither log-
-//              probabilities nor kept probabilities, first proposes up to six tokens, each
+//              values v / T - c (c below) all lie below 32, first proposes up to six tokens, each
 //              drawn the same way from a superset of K: P1 to P4 from every token of weight,
 //              chunk c scoring W_c / E_c (a float division; W_c the sum of its values, or for
 //              logits of min(expf(u_j - t_j), 1) * expf(t_j), u_j the order value and t_j the

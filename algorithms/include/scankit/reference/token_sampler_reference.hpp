@@ -612,9 +612,7 @@ inline row_check check_row(const float* v, std::int64_t vocab, const row_referen
   // of them lies in K', P5 and P6 from K'; the first of them in K is the row's token. Where one
   // is not surely known, neither is the token.
   bool from_k = !std::isnan(threshold);
-  // Logits rows with optional outputs make no proposals (token_sampler.hpp).
-  const bool proposes = ref.two_draws && (ref.raw || (logprob == nullptr && kept == nullptr));
-  if (from_k && proposes) {
+  if (from_k && ref.two_draws) {
     bool retry = true;  // no pass-1 proposal in K'
     for (int i = 0; i < first_proposals && from_k; ++i) {
       const draw_result d =

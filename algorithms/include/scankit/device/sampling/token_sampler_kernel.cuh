@@ -190,10 +190,9 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   // histogram's mass already holds relative to the token's bin top, times a table of the bins'
   // tops' exponentials. Logits rows whose largest order value is not below
   // token_proposal_shift_limit (the shift far below the row's largest score) drop the proposals
-  // after pass 1, before any is used.
-  // (Logits rows with optional outputs need pass 2's kept mass anyway, so proposals would only add
-  // to their pass 1: they make none.)
-  bool proposals = need_hist && p_active && !k_active && (raw || (logits && !want_mass));
+  // after pass 1, before any is used. Rows with optional outputs propose too, although they need
+  // pass 2's kept mass anyway: the token may not depend on which outputs are asked for.
+  bool proposals = need_hist && p_active && !k_active && (raw || logits);
   const bool need_max = greedy || need_hist || minp_active || want_mass;
   // Rows of the compiled kinds find their largest value, not its index (only greedy rows need that).
   const bool max_by_value = !greedy && (logits || raw);
