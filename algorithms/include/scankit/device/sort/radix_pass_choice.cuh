@@ -3,11 +3,10 @@
 // keys alone and 4-byte keys with 4-byte values (tuning_sort.cuh).
 #pragma once
 
-#include <atomic>
-
 #include <cuda_runtime_api.h>
 
 #include "scankit/device/tuning/tuning_sort.cuh"
+#include "scankit/device/util/per_device.hpp"
 #include "scankit/error.hpp"
 
 namespace scankit::device_detail {
@@ -26,20 +25,14 @@ constexpr bool lean_pass_for(double gbps_per_sm) {
 
 // The choice for `device`, asked of the driver once per device.
 inline bool lean_pass_preferred(int device) {
-  constexpr int cached_devices = 64;
-  static std::atomic<int> cached[cached_devices] = {};  // 0: not asked yet; 1: the tuned pass; 2: the lean one
-  const bool cacheable = device >= 0 && device < cached_devices;
-  if (cacheable) {
-    const int known = cached[device].load(std::memory_order_relaxed);
-    if (known != 0) return known == 2;
-  }
-  int clock_khz = 0, bus_bits = 0, multiprocessors = 0;
-  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
-  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
-  SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  const bool lean = lean_pass_for(peak_gbps_per_sm(clock_khz, bus_bits, multiprocessors));
-  if (cacheable) cached[device].store(lean ? 2 : 1, std::memory_order_relaxed);
-  return lean;
+  static per_device_flag lean;
+  return lean.get(device, [device] {
+    int clock_khz = 0, bus_bits = 0, multiprocessors = 0;
+    SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
+    SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    return lean_pass_for(peak_gbps_per_sm(clock_khz, bus_bits, multiprocessors));
+  });
 }
 
 }  // namespace scankit::device_detail

@@ -14,7 +14,6 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -24,6 +23,7 @@
 #include "scankit/device/sort/segmented_sort_dispatch.cuh"
 #include "scankit/device/sort/segmented_sort_large.cuh"
 #include "scankit/device/util/launch.cuh"
+#include "scankit/device/util/resident_blocks.cuh"
 #include "scankit/device_n.hpp"
 #include "scankit/workspace.hpp"
 
@@ -68,27 +68,6 @@ struct segmented_sort_counted_layout {
   }
 };
 
-// Blocks of a kernel with Smem bytes of dynamic shared memory resident on `device` at once (asked
-// once per device).
-template <auto Kernel, int BlockThreads, std::size_t Smem>
-long long resident_blocks_with(int device) {
-  constexpr int cached_devices = 64;
-  static std::atomic<long long> known[cached_devices] = {};
-  const auto ask = [device] {
-    int per_sm = 0, sms = 0;
-    SCANKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, BlockThreads, Smem));
-    SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return static_cast<long long>(std::max(1, per_sm * sms));
-  };
-  if (device < 0 || device >= cached_devices) return ask();
-  long long blocks = known[device].load(std::memory_order_relaxed);
-  if (blocks == 0) {
-    blocks = ask();
-    known[device].store(blocks, std::memory_order_relaxed);
-  }
-  return blocks;
-}
-
 // A block class's kernel on its list: at most the segments that the bounds allow in the class (each
 // holds more than the class below it), at most what the GPU holds.
 template <class Policy, class Key, class Value, class BitKey>
@@ -99,7 +78,7 @@ void launch_counted_block_class(const segment_range* lists, const segment_census
   constexpr std::size_t smem = radix_block_sort_bytes<Policy, Key, Value>();
   constexpr auto kernel = segment_block_kernel<Policy, Key, Value, BitKey, true>;
   allow_dynamic_shared_memory<kernel>(device, smem);
-  const auto grid = static_cast<unsigned>(std::min(most, resident_blocks_with<kernel, Policy::block_threads, smem>(device)));
+  const auto grid = static_cast<unsigned>(std::min<long long>(most, resident_blocks<kernel, Policy::block_threads, smem>(device)));
   launch_kernel_smem("segment_block_kernel (segmented sort, counted)", kernel, grid, Policy::block_threads, smem, stream,
                      segment_class_list{lists, 0, census, segment_class}, args);
 }

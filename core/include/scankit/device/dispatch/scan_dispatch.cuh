@@ -11,7 +11,6 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -26,6 +25,7 @@
 #include "scankit/device/kernel/scan_staged_kernel.cuh"
 #include "scankit/device/policy/scan_policy.cuh"
 #include "scankit/device/util/launch.cuh"
+#include "scankit/device/util/per_device.hpp"
 #include "scankit/device_features.hpp"
 #include "scankit/error.hpp"
 #include "scankit/scan_options.hpp"
@@ -94,20 +94,12 @@ bool aligned_16(const T* p) {
 // device.
 template <auto Kernel>
 bool compiled_with_bulk_copy(int device) {
-  constexpr int cached_devices = 64;
-  static std::atomic<int> known[cached_devices] = {};  // 0 unknown, 1 no, 2 yes
-  const auto ask = [] {
+  static per_device_flag known;
+  return known.get(device, [] {
     cudaFuncAttributes attributes{};
     SCANKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, Kernel));
     return attributes.ptxVersion >= 90;
-  };
-  if (device < 0 || device >= cached_devices) return ask();
-  int state = known[device].load(std::memory_order_relaxed);
-  if (state == 0) {
-    state = ask() ? 2 : 1;
-    known[device].store(state, std::memory_order_relaxed);
-  }
-  return state == 2;
+  });
 }
 
 // Whether this call can run the staged kernel: a staged shape, a staged-readable input, a plain

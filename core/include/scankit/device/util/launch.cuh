@@ -5,13 +5,13 @@
 // result and leaves everything else alone.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <string>
 #include <utility>
 
 #include <cuda_runtime.h>
 
+#include "scankit/device/util/per_device.hpp"
 #include "scankit/error.hpp"
 
 namespace scankit::device_detail {
@@ -41,13 +41,12 @@ void launch_kernel(const char* name, void (*kernel)(Params...), dim3 grid, dim3 
 // above 48 KiB together needs the kernel's opt-in (asked once per kernel, size and device).
 template <auto Kernel>
 void allow_dynamic_shared_memory(int device, std::size_t bytes) {
-  constexpr int cached_devices = 64;
-  static std::atomic<std::size_t> allowed[cached_devices] = {};
-  if (device >= 0 && device < cached_devices && allowed[device].load(std::memory_order_relaxed) >= bytes) return;
+  static per_device<std::size_t> allowed;
+  if (bytes == 0 || allowed.known(device) >= bytes) return;
   const cudaError_t code =
       cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
   if (code != cudaSuccess) throw cuda_error(code, "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)");
-  if (device >= 0 && device < cached_devices) allowed[device].store(bytes, std::memory_order_relaxed);
+  allowed.remember(device, bytes);
 }
 
 }  // namespace scankit::device_detail

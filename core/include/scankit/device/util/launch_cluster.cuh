@@ -2,13 +2,13 @@
 // launch_kernel_smem (launch.cuh) does for plain launches, and whether a cluster fits the device.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <string>
 #include <utility>
 
 #include <cuda_runtime.h>
 
+#include "scankit/device/util/per_device.hpp"
 #include "scankit/error.hpp"
 
 namespace scankit::device_detail {
@@ -59,12 +59,12 @@ inline bool device_has_clusters(int device) {
 constexpr unsigned portable_cluster_blocks = 8;
 template <auto Kernel>
 void allow_nonportable_clusters(int device) {
-  constexpr int cached_devices = 64;
-  static std::atomic<bool> allowed[cached_devices] = {};
-  if (device >= 0 && device < cached_devices && allowed[device].load(std::memory_order_relaxed)) return;
-  const cudaError_t code = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-  if (code != cudaSuccess) throw cuda_error(code, "cudaFuncSetAttribute(cudaFuncAttributeNonPortableClusterSizeAllowed)");
-  if (device >= 0 && device < cached_devices) allowed[device].store(true, std::memory_order_relaxed);
+  static per_device_flag allowed;
+  allowed.get(device, [] {
+    const cudaError_t code = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (code != cudaSuccess) throw cuda_error(code, "cudaFuncSetAttribute(cudaFuncAttributeNonPortableClusterSizeAllowed)");
+    return true;
+  });
 }
 
 // Whether one cluster of `cluster_blocks` blocks of Kernel (block_threads threads, `bytes` of
@@ -75,18 +75,15 @@ void allow_nonportable_clusters(int device) {
 // see) counts as no, and is asked again.
 template <auto Kernel>
 bool cluster_fits(int device, unsigned cluster_blocks, unsigned block_threads, std::size_t bytes) {
-  constexpr int cached_devices = 64, cached_sizes = 17;
-  static std::atomic<int> known[cached_devices][cached_sizes] = {};  // 0 unknown, 1 fits, 2 does not
-  const bool cached = device >= 0 && device < cached_devices && cluster_blocks < cached_sizes;
-  if (cached) {
-    const int k = known[device][cluster_blocks].load(std::memory_order_relaxed);
-    if (k != 0) return k == 1;
-  }
+  constexpr unsigned cached_sizes = 17;
+  static per_device<int> known[cached_sizes];  // by cluster size: 1 fits, 2 does not
+  const int kept = cluster_blocks < cached_sizes ? known[cluster_blocks].known(device) : 0;
+  if (kept != 0) return kept == 1;
   const cluster_launch_config launch(dim3(cluster_blocks), dim3(block_threads), cluster_blocks, bytes, nullptr);
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &launch.config) != cudaSuccess) return false;
   const bool fits = clusters > 0;
-  if (cached) known[device][cluster_blocks].store(fits ? 1 : 2, std::memory_order_relaxed);
+  if (cluster_blocks < cached_sizes) known[cluster_blocks].remember(device, fits ? 1 : 2);
   return fits;
 }
 
