@@ -89,11 +89,17 @@ struct radix_pass_arrays {
   Value* values_out;
 };
 
-template <class Policy>
+template <class Policy, class Value>
 struct radix_pass_storage {
   using block_scan = block_scan_warp_of_warps<unsigned, Policy::block_threads>;
+  static constexpr int value_digits = std::is_same_v<Value, radix_no_values> ? 1 : Policy::radix;
   unsigned warp_counts[Policy::warps][Policy::radix];  // counts, then exclusive over the warps
-  long long digit_base[Policy::radix];                 // output position of tile index 0, per digit
+  // Per digit, the address in the output of the keys' (values') element that tile index 0 would
+  // take: a key's store then costs one multiply-add for its address, where a 64-bit position
+  // would cost an add and a shift of 64 bits (radix_slot). Addresses as integers, since tile
+  // index 0 of a digit may lie before the array's start.
+  std::uintptr_t key_dest[Policy::radix];
+  std::uintptr_t value_dest[value_digits];
   typename block_scan::storage scan;
   tile_ticket ticket;
   unsigned single_digit;  // the digit of every key of a full tile, or Policy::radix
@@ -130,6 +136,12 @@ __device__ __forceinline__ unsigned* radix_pass_masks(unsigned char* exchange_by
                                      rank_masks_offset<Policy>(radix_exchange_only_bytes<Policy, Key, Value>()));
 }
 
+// The output element of tile index `index` for a digit whose destination address is `dest`.
+template <class T>
+__device__ __forceinline__ T& radix_slot(std::uintptr_t dest, int index) {
+  return *reinterpret_cast<T*>(dest + static_cast<std::uintptr_t>(static_cast<unsigned>(index)) * sizeof(T));
+}
+
 // Value of item `index` of the launch (argsort's generated indices when values_in is null).
 template <class Key, class Value, class BitKey>
 __device__ __forceinline__ Value radix_load_value(const radix_pass_args<Key, Value, BitKey>& args,
@@ -141,12 +153,14 @@ __device__ __forceinline__ Value radix_load_value(const radix_pass_args<Key, Val
   }
 }
 
-// Step 4 of a tile: s.digit_base[d] = output position of the tile's keys of digit d, less the
-// tile index where they start (digit_start, this thread's digit for threadIdx.x < radix). Ends
-// with a block barrier after the block's last access to the tile states.
+// Step 4 of a tile: s.key_dest[d] (and s.value_dest[d]) = the address in the output of the tile's
+// keys (values) of digit d, less the tile index where they start (digit_start, this thread's
+// digit for threadIdx.x < radix). Ends with a block barrier after the block's last access to the
+// tile states.
 template <class Policy, radix_offsets_source Source, class Key, class Value, class BitKey>
 __device__ __forceinline__ void radix_find_digit_bases(const radix_pass_args<Key, Value, BitKey>& args,
-                                                       radix_pass_storage<Policy>& s, tile_ticket ticket,
+                                                       const radix_pass_arrays<Key, Value>& arrays,
+                                                       radix_pass_storage<Policy, Value>& s, tile_ticket ticket,
                                                        unsigned count, unsigned digit_start) {
   if (threadIdx.x < Policy::radix) {
     unsigned long long before;
@@ -162,7 +176,11 @@ __device__ __forceinline__ void radix_find_digit_bases(const radix_pass_args<Key
     } else {
       before = args.tile_offsets[static_cast<std::size_t>(threadIdx.x) * args.tiles + ticket.tile];
     }
-    s.digit_base[threadIdx.x] = static_cast<long long>(before) - static_cast<long long>(digit_start);
+    const long long base = static_cast<long long>(before) - static_cast<long long>(digit_start);
+    s.key_dest[threadIdx.x] = reinterpret_cast<std::uintptr_t>(arrays.keys_out) + base * sizeof(Key);
+    if constexpr (!std::is_same_v<Value, radix_no_values>) {
+      s.value_dest[threadIdx.x] = reinterpret_cast<std::uintptr_t>(arrays.values_out) + base * sizeof(Value);
+    }
   }
   __syncthreads();
   if constexpr (Source == radix_offsets_source::onesweep) {
@@ -174,13 +192,13 @@ __device__ __forceinline__ void radix_find_digit_bases(const radix_pass_args<Key
 template <class Policy, radix_offsets_source Source, bool Full, class Key, class Value, class BitKey>
 __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value, BitKey>& args,
                                                 const radix_pass_arrays<Key, Value>& arrays,
-                                                radix_pass_storage<Policy>& s, unsigned char* exchange_bytes,
+                                                radix_pass_storage<Policy, Value>& s, unsigned char* exchange_bytes,
                                                 tile_ticket ticket, int valid) {
   constexpr int B = Policy::block_threads;
   constexpr int I = Policy::items_per_thread;
   constexpr int R = Policy::radix;
   constexpr bool has_values = !std::is_same_v<Value, radix_no_values>;
-  using storage_t = radix_pass_storage<Policy>;
+  using storage_t = radix_pass_storage<Policy, Value>;
   const long long tile_base = static_cast<long long>(ticket.tile) * Policy::tile_items;
   const int warp = warp_id();
   const int first = warp * 32 * I + lane_id();  // tile index of this thread's item 0; item j at + 32 j
@@ -230,16 +248,17 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
     if (single < R) {
       // One digit: the tile's order is already its sorted order. Straight to the output, keys and
       // values from the registers, no ranking.
-      radix_find_digit_bases<Policy, Source>(args, s, ticket, count, digit_start);
-      const long long base = s.digit_base[single] + first;
+      radix_find_digit_bases<Policy, Source>(args, arrays, s, ticket, count, digit_start);
+      const std::uintptr_t key_dest = s.key_dest[single];
 #pragma unroll
-      for (int j = 0; j < I; ++j) arrays.keys_out[base + 32 * j] = keys[j];
+      for (int j = 0; j < I; ++j) radix_slot<Key>(key_dest, first + 32 * j) = keys[j];
       if constexpr (has_values) {
         Value values[I];  // all loads before the first store (the arrays might alias, for all the compiler knows)
 #pragma unroll
         for (int j = 0; j < I; ++j) values[j] = radix_load_value(args, arrays, tile_base + first + 32 * j);
+        const std::uintptr_t value_dest = s.value_dest[single];
 #pragma unroll
-        for (int j = 0; j < I; ++j) arrays.values_out[base + 32 * j] = values[j];
+        for (int j = 0; j < I; ++j) radix_slot<Value>(value_dest, first + 32 * j) = values[j];
       }
       return;
     }
@@ -265,7 +284,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
   }
 
   // 4. Where the tile's keys of each digit go.
-  radix_find_digit_bases<Policy, Source>(args, s, ticket, count, digit_start);
+  radix_find_digit_bases<Policy, Source>(args, arrays, s, ticket, count, digit_start);
 
   // 5. Keys out, then values.
   constexpr bool pad = radix_pads_exchange<Key, Value>();
@@ -277,7 +296,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
     if (Full || index < valid) {
       const Key key = exchange_keys[pad ? radix_exchange_slot(index) : index];
       digit = args.digit(key);
-      arrays.keys_out[s.digit_base[digit] + index] = key;
+      radix_slot<Key>(s.key_dest[digit], index) = key;
     }
     if constexpr (has_values) out_digits.set(k, digit);
   }
@@ -298,7 +317,7 @@ __device__ __forceinline__ void radix_pass_tile(const radix_pass_args<Key, Value
     for (int k = 0; k < I; ++k) {
       const int index = k * B + static_cast<int>(threadIdx.x);
       if (Full || index < valid) {
-        arrays.values_out[s.digit_base[out_digits.get(k)] + index] = exchange_values[index];
+        radix_slot<Value>(s.value_dest[out_digits.get(k)], index) = exchange_values[index];
       }
     }
   }
@@ -325,7 +344,7 @@ __device__ __forceinline__ void radix_prefetch_ahead(const radix_pass_arrays<Key
 template <class Policy, radix_offsets_source Source, class Key, class Value, class BitKey>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     radix_pass_kernel(const radix_pass_args<Key, Value, BitKey> args) {
-  __shared__ radix_pass_storage<Policy> s;
+  __shared__ radix_pass_storage<Policy, Value> s;
   extern __shared__ __align__(16) unsigned char exchange_bytes[];
   // Every thread works out the pass's route itself (one broadcast load and a few operations).
   const radix_pass_route route = route_radix_pass(args.trivial_passes != nullptr ? *args.trivial_passes : 0u,
