@@ -6,6 +6,10 @@
 //   u32_8distinct                                 8 distinct key values
 //   u32_sorted                                    already sorted keys
 //   u32_below2p20                                 keys < 2^20 (the top 12 bits zero), no bit range
+//   u64_zipf                                      Zipf(1.1) ranks over [1, 2^28] (the continuous
+//                                                 law's inverse CDF, rounded down), each rank a
+//                                                 random 64-bit key; 7.8% of the keys are the
+//                                                 most common one
 //   argsort_f32_i32                               argsort of f32 keys to int32 indices (CUB anchor:
 //                                                 SortPairs with a prepared 0..n-1 value array)
 //   u32_2p16, u32_2p20                            latency
@@ -58,7 +62,16 @@ scankit_bench::gpu_session g_gpu;  // device, stream, timing events
 unsigned long long* g_mismatches = nullptr;
 scankit::workspace* g_ws = nullptr;
 
-enum class keys_kind { uniform, f32_unit, distinct8, sorted, below2p20, iota };
+enum class keys_kind { uniform, f32_unit, distinct8, sorted, below2p20, iota, zipf };
+
+// A Zipf(1.1) rank in [1, 2^28] from a uniform 64-bit word: the inverse of the continuous power
+// law's CDF, (1 + u (N^-0.1 - 1))^-10, rounded down.
+__device__ inline std::uint64_t zipf_rank(std::uint64_t r) {
+  const double u = static_cast<double>(r >> 11) * 0x1p-53;
+  const double top = 268435456.0;  // N = 2^28
+  const double x = pow(1.0 + u * (pow(top, -0.1) - 1.0), -10.0);
+  return static_cast<std::uint64_t>(x < top ? x : top);
+}
 
 template <class T>
 __global__ void fill_kernel(T* data, i64 n, std::uint64_t seed, keys_kind kind) {
@@ -72,6 +85,7 @@ __global__ void fill_kernel(T* data, i64 n, std::uint64_t seed, keys_kind kind) 
       case keys_kind::sorted: v = static_cast<T>(i); break;
       case keys_kind::below2p20: v = static_cast<T>(r & 0xfffffu); break;
       case keys_kind::iota: v = static_cast<T>(i); break;
+      case keys_kind::zipf: v = static_cast<T>(mix64(zipf_rank(r))); break;
       default: v = static_cast<T>(r); break;
     }
     data[i] = v;
@@ -304,6 +318,7 @@ void register_all() {
   add_workload<std::uint32_t, void>("u32_8distinct", big, keys_kind::distinct8);
   add_workload<std::uint32_t, void>("u32_sorted", big, keys_kind::sorted, false, no_prefetch);
   add_workload<std::uint32_t, void>("u32_below2p20", big, keys_kind::below2p20);
+  add_workload<std::uint64_t, void>("u64_zipf", big, keys_kind::zipf);
   add_workload<float, std::int32_t>("argsort_f32_i32", big, keys_kind::f32_unit, true);
   // Latency: small sorts (one block up to 16384 keys of 4 bytes) beside the multi-block pipeline.
   for (int log_n : {10, 12, 14, 16, 20}) {
