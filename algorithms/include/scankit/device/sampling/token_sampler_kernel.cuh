@@ -596,36 +596,48 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     token_race races[2];
     token_race_batch retry_batch;
     const float lo_top = token_bin_top(lo);
-    // Proposals are made for probabilities at T = 1 (the raw kind's arithmetic) and for logits.
-    token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
-      constexpr bool whole = decltype(full)::value;
-      std::uint32_t key[4];
-      float sc[4];
+    // Proposals are made for probabilities at T = 1 (the raw kind's arithmetic) and for logits; each
+    // kind gets a loop of its own, since the pass runs alone on its multiprocessor in the launch's tail.
+    auto retry_pass = [&](auto of_logits) {
+      constexpr bool lg = decltype(of_logits)::value;
+      token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+        constexpr bool whole = decltype(full)::value;
+        std::uint32_t key[4];
+        float sc[4];
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {  // bin lo's sub-bins: a few operations per token
-        const float u = logits ? token_order_value(v[q], rule, token_logits_kind{}) : v[q];
-        key[q] = token_key(u);
-        sc[q] = logits ? token_logit_score(v[q], st.temperature) : 0.0f;
-        const bool in = (whole || q < n) && token_bin(key[q]) == lo;
-        const std::uint32_t mass = !in     ? 0u
-                                   : logits ? token_bin_mass(u, lo_top, rule, token_logits_kind{})
-                                            : token_bin_mass(v[q], lo_top, rule, token_raw_kind{});
-        token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key[q] >> 10) & (token_bins - 1)), mass);
-      }
-      if (!draws) return;
-      bool kept[4];
+        for (int q = 0; q < 4; ++q) {  // bin lo's sub-bins: a few operations per token
+          const float u = lg ? token_order_value(v[q], rule, token_logits_kind{}) : v[q];
+          key[q] = token_key(u);
+          sc[q] = lg ? token_logit_score(v[q], st.temperature) : 0.0f;
+          const bool in = (whole || q < n) && token_bin(key[q]) == lo;
+          std::uint32_t mass = 0;
+          if constexpr (lg) {
+            mass = in ? token_bin_mass(u, lo_top, rule, token_logits_kind{}) : 0u;
+          } else {
+            mass = in ? token_bin_mass(v[q], lo_top, rule, token_raw_kind{}) : 0u;
+          }
+          token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key[q] >> 10) & (token_bins - 1)), mass);
+        }
+        if (!draws) return;
+        bool kept[4];
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        kept[q] = (whole || q < n) && (logits ? v[q] > -INFINITY : v[q] > 0.0f) && key[q] >= retry_floor;
-        if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], sc[q], min_p_bound);
-      }
-      if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
-        retry_batch.hold(round, g >> 3, token_octet_chunk(kept, sc, v, raw), true);
-      }
-    }, [&] {
-      retry_batch.flush_each<2, 2>(seed, offset, token_draw_base(token_draw::retry),
-                                   [&](int i, std::int32_t chunk, float score) { races[i].run(chunk, score); });
-    }, slice);
+        for (int q = 0; q < 4; ++q) {
+          kept[q] = (whole || q < n) && (lg ? v[q] > -INFINITY : v[q] > 0.0f) && key[q] >= retry_floor;
+          if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], sc[q], min_p_bound);
+        }
+        if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
+          retry_batch.hold(round, g >> 3, token_octet_chunk(kept, sc, v, !lg), true);
+        }
+      }, [&] {
+        retry_batch.flush_each<2, 2>(seed, offset, token_draw_base(token_draw::retry),
+                                     [&](int i, std::int32_t chunk, float score) { races[i].run(chunk, score); });
+      }, slice);
+    };
+    if (logits) {
+      retry_pass(std::true_type{});
+    } else {
+      retry_pass(std::false_type{});
+    }
     token_block_max(&retry_entries[0], races[0].entry());
     token_block_max(&retry_entries[1], races[1].entry());
     __syncthreads();
