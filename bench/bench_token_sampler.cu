@@ -173,28 +173,34 @@ void run_workload(token_bench::harness& h, const token_bench::workload_data& d) 
               }));
   }
 
-  // bf16 logits, top-p, tokens and their log-probabilities in the kept (renormalised) set.
+  // Top-p, tokens and their log-probabilities in the kept (renormalised) set: from bf16 logits, and
+  // from the same rows in fp32 (what the log-probabilities cost apart from the narrower loads).
   scankit::token_sampling_params p;
   p.values = scankit::token_values::logits;
   p.top_p = P;
+  auto with_logprobs = [&](const std::vector<token_bench::ref_row>& refs) -> token_bench::check_fn {
+    return [&, rows = &refs, filter_of = same_for_all({filter_kind::top_p, 0, P})](const std::vector<int>& tokens,
+                                                                                  token_bench::check_tally& t) {
+      token_bench::check_ref_rows(*rows, tokens, filter_of, t);
+      std::vector<float> lp(B);
+      TOKEN_BENCH_CHECK(cudaMemcpy(lp.data(), dev.logprobs, B * sizeof(float), cudaMemcpyDeviceToHost));
+      long long bad = 0;
+      for (float x : lp) bad += (std::isfinite(x) && x <= 1e-6f) ? 0 : 1;
+      t.add(bad == 0, "log-probabilities not finite or above 0: " + std::to_string(bad));
+      for (const token_bench::ref_row& r : *rows) {
+        const int tok = tokens[r.row];
+        if (tok < 0 || static_cast<std::uint32_t>(tok) >= V) continue;  // counted already
+        const double want = r.top_p_logprob(tok, P);
+        const double got = lp[r.row];
+        t.add(std::fabs(got - want) < 1e-3, "row " + std::to_string(r.row) + " logprob " + std::to_string(got) +
+                                                 ", host " + std::to_string(want));
+      }
+    };
+  };
   h.run_row(row("top_p", "bf16_logits", pp, d.bf16_hash, "tokens+logprobs"),
-            launcher(dev.bf16_logits, true, p, dev.logprobs), dev.tokens,
-            [&](const std::vector<int>& tokens, token_bench::check_tally& t) {
-              token_bench::check_ref_rows(d.bf16_refs, tokens, same_for_all({filter_kind::top_p, 0, P}), t);
-              std::vector<float> lp(B);
-              TOKEN_BENCH_CHECK(cudaMemcpy(lp.data(), dev.logprobs, B * sizeof(float), cudaMemcpyDeviceToHost));
-              long long bad = 0;
-              for (float x : lp) bad += (std::isfinite(x) && x <= 1e-6f) ? 0 : 1;
-              t.add(bad == 0, "log-probabilities not finite or above 0: " + std::to_string(bad));
-              for (const token_bench::ref_row& r : d.bf16_refs) {
-                const int tok = tokens[r.row];
-                if (tok < 0 || static_cast<std::uint32_t>(tok) >= V) continue;  // counted already
-                const double want = r.top_p_logprob(tok, P);
-                const double got = lp[r.row];
-                t.add(std::fabs(got - want) < 1e-3, "row " + std::to_string(r.row) + " logprob " + std::to_string(got) +
-                                                         ", host " + std::to_string(want));
-              }
-            });
+            launcher(dev.bf16_logits, true, p, dev.logprobs), dev.tokens, with_logprobs(d.bf16_refs));
+  h.run_row(row("top_p", "logits", pp, d.logits_hash, "tokens+logprobs"), launcher(dev.logits, false, p, dev.logprobs),
+            dev.tokens, with_logprobs(d.logits_refs));
 }
 
 }  // namespace

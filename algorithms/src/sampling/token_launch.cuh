@@ -54,9 +54,8 @@ bool needs_histogram(std::int64_t vocab, const token_sampling_params& p) {
 
 // Blocks per row: a cluster of up to 8 (sm_90 and later) when one block per row would leave most
 // multiprocessors idle; 1 otherwise.
-unsigned blocks_per_row(std::int64_t vocab, std::int64_t output_rows) {
-  int device = 0, sms = 0;
-  SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+unsigned blocks_per_row(int device, std::int64_t vocab, std::int64_t output_rows) {
+  int sms = 0;
   if (!device_detail::device_has_clusters(device)) return 1;
   SCANKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   // At most one block per multiprocessor, and at least this many tokens per block (docs/tuning.md).
@@ -89,9 +88,9 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
   args.kept_probs = o.kept_probs;
   args.output_rows = output_rows;
   args.output_rows_device = output_rows_device;
-  const unsigned blocks = blocks_per_row(vocab, output_rows);
   int device = 0;
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
+  const unsigned blocks = blocks_per_row(device, vocab, output_rows);
   // Rows without a histogram run the kernel without its filters, and use no dynamic shared memory.
   auto launch = [&](auto filtered) {
     constexpr bool with_filters = decltype(filtered)::value;

@@ -583,6 +583,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     __syncthreads();
   };
   auto in_k = [&](const proposal& p, std::uint32_t floor) { return p.token >= 0 && p.min_p && p.key >= floor; };
+  std::int32_t settled = -1;  // the row's token, when a proposal is surely in K before pass 2
   const std::uint32_t out_floor = collect_floor < sure_floor ? collect_floor : sure_floor;  // keys below: surely out
   const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
   __shared__ unsigned long long retry_entries[2];
@@ -675,18 +676,23 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       }
     }
     if (subs) run_retry(retry);
-    // Rows with optional outputs need pass 2's kept mass anyway: they settle the proposals at the end.
-    if (!want_mass) {
-      for (int i = retry ? token_first_proposals : 0; i < (retry ? proposal_count : token_first_proposals); ++i) {
-        const int known = verdict(proposed[i], subs);
-        if (known == 1) {
-          if (leader && threadIdx.x == 0) a.tokens[r] = proposed[i].token;
-          return;
-        }
-        if (known < 0) break;  // pass 2 settles it, and the rest
+    for (int i = retry ? token_first_proposals : 0; i < (retry ? proposal_count : token_first_proposals); ++i) {
+      const int known = verdict(proposed[i], subs);
+      if (known == 1) {
+        settled = proposed[i].token;
+        break;
       }
+      if (known < 0) break;  // pass 2 settles it, and the rest
+    }
+    if (settled >= 0 && !want_mass) {
+      if (leader && threadIdx.x == 0) a.tokens[r] = settled;
+      return;
     }
   }
+  // Rows with optional outputs still need pass 2's kept mass (and tau, which bounds it); once a
+  // proposal is settled their pass 2 runs no race. `settled` is the same in every block of a
+  // cluster: the proposals and the verdicts' floors are.
+  const bool race_needed = settled < 0;
   if (all_sure && !minp_active && !want_mass) {
     // Plain sampling: every token with weight races. Compiled once per kind of value, so that the
     // loop tests nothing per token that is the same for the whole row.
@@ -809,7 +815,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         bool kept[4];
         float sc[4];
         keep(v, n, whole, sure_floor, 0xffffffffu, kept, sc);
-        hold_chunk(round, g >> 3, kept, sc, v, !defer);
+        if (race_needed) hold_chunk(round, g >> 3, kept, sc, v, !defer);
       }
     }, race_held, slice);
   }
@@ -883,7 +889,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       bool kept[4];
       float sc[4];
       keep(v, count, false, tau, sure_floor, kept, sc);
-      hold_chunk(round, chunk, kept, sc, v, chunk >= 0);
+      if (race_needed) hold_chunk(round, chunk, kept, sc, v, chunk >= 0);
       if (++round == rounds) race_held(), round = 0;
     }
     race_held();
@@ -893,14 +899,17 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const token_row_results row_results = combine_row(Clustered && bad);
   const unsigned long long race_entry = row_results.race_entry;
   const unsigned long long kept_mass_sum = row_results.kept_mass;
-  if (row_results.flag || race_entry == 0) {  // a bad value, or nothing raced: no token has weight
+  // A bad value, or nothing raced: no token has weight (a settled proposal has).
+  if (row_results.flag || (race_needed && race_entry == 0)) {
     write_bad();
     return;
   }
-  if (leader && threadIdx.x < 32) pick(race_entry, need_hist ? tau : 0u, token_draw::final_draw, &st.first_p);
+  if (race_needed && leader && threadIdx.x < 32) {
+    pick(race_entry, need_hist ? tau : 0u, token_draw::final_draw, &st.first_p);
+  }
   __syncthreads();
-  std::int32_t token = st.first_p;
-  if (proposals) {
+  std::int32_t token = race_needed ? st.first_p : settled;
+  if (proposals && race_needed) {
     for (int i = 0; i < proposal_count; ++i) {  // the first in K (P5 and P6 exist when P1 to P4 are not)
       if (in_k(proposed[i], tau)) {
         token = proposed[i].token;
