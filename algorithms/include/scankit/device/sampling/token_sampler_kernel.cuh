@@ -693,6 +693,22 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   // proposal is settled their pass 2 runs no race. `settled` is the same in every block of a
   // cluster: the proposals and the verdicts' floors are.
   const bool race_needed = settled < 0;
+  // Group g's tokens between the sure bins and the dropped ones (collect[q], keys key[q]) join the
+  // candidates, and their chunk the deferred ones; returns whether the lane's chunk is deferred.
+  // Called by whole warps.
+  auto collect_group = [&](std::int64_t g, const bool(&collect)[4], const std::uint32_t(&key)[4]) {
+    bool defer = collect[0] || collect[1] || collect[2] || collect[3];
+    if (__any_sync(full_warp_mask, defer)) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        if (collect[q]) sm.candidates.entry[atomicAdd(&st.candidate_count, 1)] = token_max_entry(key[q], 4 * g + q);
+      }
+#pragma unroll
+      for (int o = 1; o < 8; o <<= 1) defer |= __shfl_xor_sync(full_warp_mask, defer, o) != 0;
+      if (defer && (lane_id() & 7) == 0) sm.deferred[atomicAdd(&st.deferred_count, 1)] = static_cast<std::int32_t>(g >> 3);
+    }
+    return defer;
+  };
   if (all_sure && !minp_active && !want_mass) {
     // Plain sampling: every token with weight races. Compiled once per kind of value, so that the
     // loop tests nothing per token that is the same for the whole row.
@@ -756,16 +772,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           sc[q] = is_logits ? token_logit_score(v[q], st.temperature) : 0.0f;
           if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], sc[q], min_p_bound);
         }
-        bool defer = collect[0] || collect[1] || collect[2] || collect[3];
-        if (collects && __any_sync(full_warp_mask, defer)) {
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            if (collect[q]) sm.candidates.entry[atomicAdd(&st.candidate_count, 1)] = token_max_entry(key[q], 4 * g + q);
-          }
-#pragma unroll
-          for (int o = 1; o < 8; o <<= 1) defer |= __shfl_xor_sync(full_warp_mask, defer, o) != 0;
-          if (defer && (lane_id() & 7) == 0) sm.deferred[atomicAdd(&st.deferred_count, 1)] = static_cast<std::int32_t>(g >> 3);
-        }
+        const bool defer = collects && collect_group(g, collect, key);
         // Most groups of a filtered row hold no kept token: their warps skip the chunk sums.
         if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
           batch.hold(round, g >> 3, token_octet_chunk(kept, sc, v, is_raw), !defer);
@@ -783,6 +790,36 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       filtered_of(token_logits_kind{});
     } else {
       filtered_of(token_raw_kind{});
+    }
+  } else if (!race_needed && (logits || raw)) {
+    // Optional outputs of a row whose token is settled: pass 2 only collects the candidates (for
+    // tau) and sums the kept mass, compiled per kind of value: each token's key once, no race. The
+    // kept mass adds the same integer per token as `keep` does.
+    auto mass_only = [&](auto kind) {
+      constexpr bool is_logits = std::is_same_v<decltype(kind), token_logits_kind>;
+      token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int) {
+        constexpr bool whole = decltype(full)::value;
+        bool collect[4];
+        std::uint32_t key[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const bool valid = whole || q < n;
+          key[q] = token_key(token_order_value(v[q], rule, kind));
+          collect[q] = valid && key[q] < sure_floor && key[q] >= collect_floor;
+          bool kept = valid && (is_logits ? v[q] > -INFINITY : v[q] > 0.0f) && key[q] >= sure_floor;
+          if (kept) {
+            const float sc = is_logits ? token_logit_score(v[q], rule.temperature) : token_score(v[q], rule);
+            if (minp_active) kept = token_min_p_keeps(v[q], sc, min_p_bound);
+            if (kept) kept_mass += static_cast<std::uint64_t>(expf(sc - s_max) * 4294967296.0f);
+          }
+        }
+        collect_group(g, collect, key);
+      }, token_no_op{}, slice);
+    };
+    if (logits) {
+      mass_only(token_logits_kind{});
+    } else {
+      mass_only(token_raw_kind{});
     }
   } else {
     token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
