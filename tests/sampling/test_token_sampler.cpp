@@ -688,10 +688,11 @@ TEST(TokenSampler, ChiSquareOfTheKeptDistribution) {
   }
 }
 
-// Top-p rows of probabilities at T = 1 propose tokens before settling the nucleus
+// Top-p rows of probabilities at T = 1 and of logits propose tokens before settling the nucleus
 // (token_sampler.hpp); rows that ask for log-probabilities or kept probabilities run pass 2 for
-// them and settle the proposals afterwards. Both ways must give the same token for every row, as
-// they must for logits (which make no proposals).
+// them and judge the proposals by the exact threshold it finds, racing the chunks only when none
+// lies in K (top-p 0.3 leaves most of the mass outside K, so that some rows do). Both ways must
+// give the same token for every row, and the outputs must match the host reference.
 TEST(TokenSampler, ProposalsGiveTheSameTokenWithOrWithoutOutputs) {
   SCANKIT_REQUIRE_GPU();
   SCANKIT_SEEDED(seed);
@@ -699,6 +700,8 @@ TEST(TokenSampler, ProposalsGiveTheSameTokenWithOrWithoutOutputs) {
     const std::int64_t rows = 64;
     const std::vector<float> logits = random_logits(rows, vocab, seed + vocab, 3.0f);
     const token_rows<float> probs = make_rows<float>(softmax_rows(logits, rows, vocab), rows, vocab);
+    const token_rows<float> logit_rows = make_rows<float>(logits, rows, vocab);
+    const auto prob_orders = value_orders(probs), logit_orders = value_orders(logit_rows);
     device_buffer<float> d_probs(probs.raw), d_logits(logits);
     for (const bool from_logits : {false, true}) {
       for (const float top_p : {0.3f, 0.9f, 0.99f}) {
@@ -716,6 +719,11 @@ TEST(TokenSampler, ProposalsGiveTheSameTokenWithOrWithoutOutputs) {
           const sampler_outputs both = run_sampler(d_values, rows, vocab, rows, params, extras::both);
           ASSERT_EQ(none.tokens, logprobs.tokens) << "log-probabilities change the draw";
           ASSERT_EQ(none.tokens, both.tokens) << "kept probabilities change the draw";
+          const auto cases = cases_for(rows, rule_of(params), {params.seed}, {params.offset});
+          if (check_rows(from_logits ? logit_rows : probs, both, cases, "logprobs and kept_probs",
+                         from_logits ? &logit_orders : &prob_orders).failed) {
+            return;
+          }
         }
       }
     }

@@ -20,7 +20,10 @@
 //   2. the bins that surely hold no threshold are settled: the chunks of tokens above them race
 //      (token_race.cuh), tokens below them are dropped, and the tokens of the bins between are
 //      collected in shared memory, sorted, and the thresholds found among them; the chunks that
-//      hold them race then, re-read.
+//      hold them race then, re-read. Rows with optional outputs that proposed (1b does not count
+//      their sub-bins: this pass finds the exact tau anyway) race nothing here: the pass sums the
+//      kept mass and collects the candidates, whose own values then add theirs, and the exact tau
+//      judges the proposals; only when none lies in K does one more pass race the chunks.
 // When the bins between hold more tokens than fit, a single threshold's bin is refined by 11 bits
 // in one more pass and its boundary sub-bin collected instead; when that does not fit either
 // (nearly flat rows), or with both top-k and top-p, each threshold is found by two more histogram
@@ -357,6 +360,8 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   }
 
   std::uint64_t kept_mass = 0;  // sum over this thread's kept tokens of floor(w 2^32)
+  // A kept token's weight as the integer every kept-mass sum adds, so that all passes add the same.
+  auto kept_weight = [&](float sc) { return static_cast<std::uint64_t>(expf(sc - s_max) * 4294967296.0f); };
   // The kept tokens of a group at or above `floor` (and min-p, except for the first proposal), their
   // scores, and the mass the optional outputs need (the final draw's only); `count_below` limits
   // that mass to keys below it (deferred chunks count only their candidates, the pass counted the
@@ -373,7 +378,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       if (kept[q] && (!raw || want_mass)) sc[q] = token_score(v[q], rule);
       if (kept[q] && minp_active && draw != token_draw::first) kept[q] = token_min_p_keeps(v[q], sc[q], min_p_bound);
       if (kept[q] && want_mass && draw == token_draw::final_draw && (count_below == 0xffffffffu || key < count_below)) {
-        kept_mass += static_cast<std::uint64_t>(expf(sc[q] - s_max) * 4294967296.0f);
+        kept_mass += kept_weight(sc[q]);
       }
     }
   };
@@ -584,6 +589,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   };
   auto in_k = [&](const proposal& p, std::uint32_t floor) { return p.token >= 0 && p.min_p && p.key >= floor; };
   std::int32_t settled = -1;  // the row's token, when a proposal is surely in K before pass 2
+  // A row with optional outputs whose deciding proposal lies in tau's bin or sub-bin: its pass 2
+  // finds the exact tau anyway, which then judges the proposals (the same verdict the race path's
+  // final choice gives), so that pass 2 races nothing.
+  bool undecided = false;
   const std::uint32_t out_floor = collect_floor < sure_floor ? collect_floor : sure_floor;  // keys below: surely out
   const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
   __shared__ unsigned long long retry_entries[2];
@@ -682,7 +691,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         settled = proposed[i].token;
         break;
       }
-      if (known < 0) break;  // pass 2 settles it, and the rest
+      if (known < 0) {  // pass 2 settles it, and the rest
+        undecided = want_mass;
+        break;
+      }
     }
     if (settled >= 0 && !want_mass) {
       if (leader && threadIdx.x == 0) a.tokens[r] = settled;
@@ -690,22 +702,28 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     }
   }
   // Rows with optional outputs still need pass 2's kept mass (and tau, which bounds it); once a
-  // proposal is settled their pass 2 runs no race. `settled` is the same in every block of a
-  // cluster: the proposals and the verdicts' floors are.
-  const bool race_needed = settled < 0;
+  // proposal is settled, or waits for the exact tau, their pass 2 only sums (mass_pass) and races
+  // nothing. `settled` and `undecided` are the same in every block of a cluster: the proposals and
+  // the verdicts' floors are.
+  const bool mass_pass = settled >= 0 || undecided;
+  bool race_needed = !mass_pass;  // also, after tau, for an undecided row none of whose proposals is in K
   // Group g's tokens between the sure bins and the dropped ones (collect[q], keys key[q]) join the
-  // candidates, and their chunk the deferred ones; returns whether the lane's chunk is deferred.
-  // Called by whole warps.
-  auto collect_group = [&](std::int64_t g, const bool(&collect)[4], const std::uint32_t(&key)[4]) {
+  // candidates, and with `chunks` their chunk the deferred ones (a settled row races no chunk);
+  // returns whether the lane's chunk is deferred. Called by whole warps.
+  auto collect_group = [&](std::int64_t g, const bool(&collect)[4], const std::uint32_t(&key)[4], auto chunks) {
     bool defer = collect[0] || collect[1] || collect[2] || collect[3];
     if (__any_sync(full_warp_mask, defer)) {
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
         if (collect[q]) sm.candidates.entry[atomicAdd(&st.candidate_count, 1)] = token_max_entry(key[q], 4 * g + q);
       }
+      if constexpr (decltype(chunks)::value) {
 #pragma unroll
-      for (int o = 1; o < 8; o <<= 1) defer |= __shfl_xor_sync(full_warp_mask, defer, o) != 0;
-      if (defer && (lane_id() & 7) == 0) sm.deferred[atomicAdd(&st.deferred_count, 1)] = static_cast<std::int32_t>(g >> 3);
+        for (int o = 1; o < 8; o <<= 1) defer |= __shfl_xor_sync(full_warp_mask, defer, o) != 0;
+        if (defer && (lane_id() & 7) == 0) {
+          sm.deferred[atomicAdd(&st.deferred_count, 1)] = static_cast<std::int32_t>(g >> 3);
+        }
+      }
     }
     return defer;
   };
@@ -772,7 +790,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           sc[q] = is_logits ? token_logit_score(v[q], st.temperature) : 0.0f;
           if (minp_active) kept[q] = kept[q] && token_min_p_keeps(v[q], sc[q], min_p_bound);
         }
-        const bool defer = collects && collect_group(g, collect, key);
+        const bool defer = collects && collect_group(g, collect, key, std::true_type{});
         // Most groups of a filtered row hold no kept token: their warps skip the chunk sums.
         if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
           batch.hold(round, g >> 3, token_octet_chunk(kept, sc, v, is_raw), !defer);
@@ -791,7 +809,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     } else {
       filtered_of(token_raw_kind{});
     }
-  } else if (!race_needed && (logits || raw)) {
+  } else if (mass_pass) {  // only rows of logits or of probabilities at T = 1 propose
     // Optional outputs of a row whose token is settled: pass 2 only collects the candidates (for
     // tau) and sums the kept mass, compiled per kind of value: each token's key once, no race. The
     // kept mass adds the same integer per token as `keep` does.
@@ -810,10 +828,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           if (kept) {
             const float sc = is_logits ? token_logit_score(v[q], rule.temperature) : token_score(v[q], rule);
             if (minp_active) kept = token_min_p_keeps(v[q], sc, min_p_bound);
-            if (kept) kept_mass += static_cast<std::uint64_t>(expf(sc - s_max) * 4294967296.0f);
+            if (kept) kept_mass += kept_weight(sc);
           }
         }
-        collect_group(g, collect, key);
+        collect_group(g, collect, key, std::false_type{});
       }, token_no_op{}, slice);
     };
     if (logits) {
@@ -852,7 +870,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         bool kept[4];
         float sc[4];
         keep(v, n, whole, sure_floor, 0xffffffffu, kept, sc);
-        if (race_needed) hold_chunk(round, g >> 3, kept, sc, v, !defer);
+        hold_chunk(round, g >> 3, kept, sc, v, !defer);  // settled rows took the mass-only pass
       }
     }, race_held, slice);
   }
@@ -910,8 +928,42 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       const int ip = st.first_p;
       if (ip < n && key_at(ip) > tau) tau = key_at(ip);
     }
-    // The deferred chunks, four per warp (one per octet), each re-read whole.
-    const int deferred = st.deferred_count;
+    if (mass_pass) {
+      // The first proposal in K, now that tau is exact (token_sampler.hpp: with none, the race).
+      for (int i = 0; undecided && i < proposal_count; ++i) {
+        if (in_k(proposed[i], tau)) {
+          settled = proposed[i].token;
+          break;
+        }
+      }
+      // The mass pass deferred no chunk: what it left out is the kept mass of the candidates at or
+      // above tau, and each candidate's own value gives its share (the integer `keep` adds). Every
+      // block of a cluster holds all candidates and counts its slice's.
+      for (int i = threadIdx.x; i < n; i += token_threads) {
+        const unsigned long long entry = sm.candidates.entry[i];
+        const std::int64_t j = token_entry_index(entry);
+        if (static_cast<std::uint32_t>(entry >> 32) < tau || j < slice_first || j >= slice_end) continue;
+        const float v = token_to_float(row[j]);
+        if (!(logits ? v > -INFINITY : v > 0.0f)) continue;
+        const float sc = token_score(v, rule);
+        if (!minp_active || token_min_p_keeps(v, sc, min_p_bound)) kept_mass += kept_weight(sc);
+      }
+      if (settled < 0) {
+        // No proposal is in K (rare: each lies in K with its mass's share): the row's chunks race
+        // above tau, in one more pass that adds no mass (count_below 0).
+        race_needed = true;
+        token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n_in, int round) {
+          bool kept[4];
+          float sc[4];
+          keep(v, n_in, decltype(full)::value, tau, 0u, kept, sc);
+          if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
+            hold_chunk(round, g >> 3, kept, sc, v, true);
+          }
+        }, race_held, slice);
+      }
+    }
+    // The deferred chunks, four per warp (one per octet), each re-read whole (none after the mass pass).
+    const int deferred = mass_pass ? 0 : st.deferred_count;
     const int octet = (threadIdx.x & 31) >> 3;
     int round = 0;
     for (int base = warp_id() * 4; base < deferred; base += token_threads / 8) {
@@ -926,7 +978,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       bool kept[4];
       float sc[4];
       keep(v, count, false, tau, sure_floor, kept, sc);
-      if (race_needed) hold_chunk(round, chunk, kept, sc, v, chunk >= 0);
+      hold_chunk(round, chunk, kept, sc, v, chunk >= 0);
       if (++round == rounds) race_held(), round = 0;
     }
     race_held();
