@@ -25,7 +25,8 @@
 //      kept mass and collects the candidates, whose own values then add theirs, and the exact tau
 //      judges the proposals; only when none lies in K does one more pass race the chunks.
 // When the bins between hold more tokens than fit, a single threshold's bin is refined by 11 bits
-// in one more pass and its boundary sub-bin collected instead; when that does not fit either
+// in one more pass (after the proposals' verdicts, which the bins settle for most rows) and its
+// boundary sub-bin collected instead; when that does not fit either
 // (nearly flat rows), or with both top-k and top-p, each threshold is found by two more histogram
 // passes over 11 and then 10 more bits of its bin, and the race is a pass of its own.
 #pragma once
@@ -490,75 +491,13 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     const std::uint32_t candidates = sm.count_incl[lo] - sm.count_incl[hi + 1];
     fast = candidates <= token_max_candidates;
     candidates_above = sm.count_incl[hi + 1];
-    if (fast) {
-      collect_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
-      sure_floor = hi + 1 >= token_bins ? 0xffffffffu : static_cast<std::uint32_t>(hi + 1) << token_bin_shift;
-      // keys >= 0xffffffff are NaN: never in a row that reaches here, so that floor races none.
-    } else if (k_active != p_active) {
-      // One threshold in a crowded bin: one more pass finds its 11-bit sub-bin; when that fits,
-      // its tokens are the candidates, and the sub-bins above it are counted in their place.
-      token_refine<blocks>(row, vocab, slice, sm, st, lo, 0u,
-                           k_active ? token_criterion::count : token_criterion::mass,
-                           k_active ? k - sm.count_incl[lo + 1] : 0u, target, u_max, rule, 1);
-      if (st.found_sub >= 0 && st.found_count <= token_max_candidates) {
-        fast = true;
-        collect_floor = st.key_result;
-        sure_floor = collect_floor + (1u << 10);  // the sub-bin's end; a bin's last ends at the next bin
-        candidates_above = sm.count_incl[lo + 1] + st.found_count_above;
-        candidates_mass_base = st.found_mass_above;
-      }
-      __syncthreads();
-    }
-    if (!fast) {
-      // Thresholds one at a time, each by refining its bin.
-      std::uint32_t tau_k = 0;
-      double mass_k = mass_all;
-      if (k_active) {
-        token_refine<blocks>(row, vocab, slice, sm, st, b_k, 0u, token_criterion::count, k - sm.count_incl[b_k + 1],
-                             0.0, u_max, rule);
-        tau_k = st.key_result;
-        mass_k = token_mass_at(sm, b_k, st.mass_result, u_max, rule);
-      }
-      tau = tau_k;
-      if (p_active) {
-        const double exact_target = static_cast<double>(st.top_p) * mass_k;
-        // The highest non-empty bin meeting the target; the lowest candidate (tau_k's bin, or the
-        // lowest non-empty one) always meets it.
-        const int base_bin = k_active ? token_bin(tau_k) : b_min;
-        if (threadIdx.x == 0) st.bin_p_exact = base_bin;
-        __syncthreads();
-        for (int b = threadIdx.x; b < token_bins; b += token_threads) {
-          if (b > base_bin && sm.count_incl[b] != sm.count_incl[b + 1] &&
-              token_mass_at(sm, b, sm.mass[b], u_max, rule) >= exact_target) {
-            atomicMax(&st.bin_p_exact, b);
-          }
-        }
-        __syncthreads();
-        const int b_p = st.bin_p_exact;
-        __syncthreads();
-        token_refine<blocks>(row, vocab, slice, sm, st, b_p, tau_k, token_criterion::mass, 0u, exact_target, u_max,
-                             rule);
-        tau = st.key_result > tau ? st.key_result : tau;
-      }
-      sure_floor = tau;
-    }
+    // The bins' floors. When the bins between hold more tokens than fit, the refinement below
+    // replaces them, after the proposals: those need no more than these floors to settle nearly
+    // every row, and a row they settle skips that pass.
+    collect_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
+    sure_floor = hi + 1 >= token_bins ? 0xffffffffu : static_cast<std::uint32_t>(hi + 1) << token_bin_shift;
+    // keys >= 0xffffffff are NaN: never in a row that reaches here, so that floor races none.
   }
-
-  // Pass 2: the chunks race (token_race.cuh); tokens between the sure bins and the dropped ones
-  // are collected, and their chunks deferred until tau is known.
-  if (threadIdx.x == 0) st.candidate_count = 0, st.deferred_count = 0;
-  __syncthreads();
-  token_race race;              // over chunk indices
-  token_race_batch batch;       // chunks waiting for their draws
-  bool bad = false;  // checked here when pass 1 did not run
-  const bool all_sure = sure_floor == 0 && collect_floor == 0xffffffffu;
-  // Chunks are raced eight rounds of groups at a time: one chunk per lane.
-  constexpr int rounds = 8;
-  auto hold_chunk = [&](int round, std::int64_t chunk, const bool(&kept)[4], const float(&sc)[4], const float(&v)[4],
-                        bool join) { batch.hold(round, chunk, token_octet_chunk(kept, sc, v, raw), join); };
-  auto race_held = [&] {
-    batch.flush_each<1, 1>(seed, offset, 0, [&](int, std::int32_t chunk, float score) { race.run(chunk, score); });
-  };
 
   // The proposals (token_sampler.hpp; top-p rows of probabilities at T = 1 without top-k): P1 to
   // P4, drawn in pass 1 from every token of weight, then, only when none of them lies in
@@ -701,6 +640,77 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       return;
     }
   }
+  if (need_hist && !fast) {
+    // A crowded bin: the thresholds by refinement (the bins' floors above were for the proposals).
+    const std::uint32_t k = static_cast<std::uint32_t>(st.top_k);
+    const int b_k = k_active ? st.bin_k : 0, b_min = st.bin_min;
+    collect_floor = 0xffffffffu, sure_floor = 0;
+    if (k_active != p_active) {
+      // One threshold in a crowded bin: one more pass finds its 11-bit sub-bin; when that fits,
+      // its tokens are the candidates, and the sub-bins above it are counted in their place.
+      token_refine<blocks>(row, vocab, slice, sm, st, lo, 0u,
+                           k_active ? token_criterion::count : token_criterion::mass,
+                           k_active ? k - sm.count_incl[lo + 1] : 0u, p_target, u_max, rule, 1);
+      if (st.found_sub >= 0 && st.found_count <= token_max_candidates) {
+        fast = true;
+        collect_floor = st.key_result;
+        sure_floor = collect_floor + (1u << 10);  // the sub-bin's end; a bin's last ends at the next bin
+        candidates_above = sm.count_incl[lo + 1] + st.found_count_above;
+        candidates_mass_base = st.found_mass_above;
+      }
+      __syncthreads();
+    }
+    if (!fast) {
+      // Thresholds one at a time, each by refining its bin.
+      std::uint32_t tau_k = 0;
+      double mass_k = mass_all;
+      if (k_active) {
+        token_refine<blocks>(row, vocab, slice, sm, st, b_k, 0u, token_criterion::count, k - sm.count_incl[b_k + 1],
+                             0.0, u_max, rule);
+        tau_k = st.key_result;
+        mass_k = token_mass_at(sm, b_k, st.mass_result, u_max, rule);
+      }
+      tau = tau_k;
+      if (p_active) {
+        const double exact_target = static_cast<double>(st.top_p) * mass_k;
+        // The highest non-empty bin meeting the target; the lowest candidate (tau_k's bin, or the
+        // lowest non-empty one) always meets it.
+        const int base_bin = k_active ? token_bin(tau_k) : b_min;
+        if (threadIdx.x == 0) st.bin_p_exact = base_bin;
+        __syncthreads();
+        for (int b = threadIdx.x; b < token_bins; b += token_threads) {
+          if (b > base_bin && sm.count_incl[b] != sm.count_incl[b + 1] &&
+              token_mass_at(sm, b, sm.mass[b], u_max, rule) >= exact_target) {
+            atomicMax(&st.bin_p_exact, b);
+          }
+        }
+        __syncthreads();
+        const int b_p = st.bin_p_exact;
+        __syncthreads();
+        token_refine<blocks>(row, vocab, slice, sm, st, b_p, tau_k, token_criterion::mass, 0u, exact_target, u_max,
+                             rule);
+        tau = st.key_result > tau ? st.key_result : tau;
+      }
+      sure_floor = tau;
+    }
+  }
+
+  // Pass 2: the chunks race (token_race.cuh); tokens between the sure bins and the dropped ones
+  // are collected, and their chunks deferred until tau is known.
+  if (threadIdx.x == 0) st.candidate_count = 0, st.deferred_count = 0;
+  __syncthreads();
+  token_race race;              // over chunk indices
+  token_race_batch batch;       // chunks waiting for their draws
+  bool bad = false;  // checked here when pass 1 did not run
+  const bool all_sure = sure_floor == 0 && collect_floor == 0xffffffffu;
+  // Chunks are raced eight rounds of groups at a time: one chunk per lane.
+  constexpr int rounds = 8;
+  auto hold_chunk = [&](int round, std::int64_t chunk, const bool(&kept)[4], const float(&sc)[4], const float(&v)[4],
+                        bool join) { batch.hold(round, chunk, token_octet_chunk(kept, sc, v, raw), join); };
+  auto race_held = [&] {
+    batch.flush_each<1, 1>(seed, offset, 0, [&](int, std::int32_t chunk, float score) { race.run(chunk, score); });
+  };
+
   // Rows with optional outputs still need pass 2's kept mass (and tau, which bounds it); once a
   // proposal is settled, or waits for the exact tau, their pass 2 only sums (mass_pass) and races
   // nothing. `settled` and `undecided` are the same in every block of a cluster: the proposals and
