@@ -693,6 +693,21 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       }
       sure_floor = tau;
     }
+    // Refined one threshold at a time, tau is exact: it judges the proposals that the bins' floors
+    // left open (a row without outputs that it settles ends here, one with them needs no race).
+    if (!fast && proposals && settled < 0) {
+      for (int i = 0; i < proposal_count; ++i) {
+        if (in_k(proposed[i], tau)) {
+          settled = proposed[i].token;
+          break;
+        }
+      }
+      undecided = false;
+      if (settled >= 0 && !want_mass) {
+        if (leader && threadIdx.x == 0) a.tokens[r] = settled;
+        return;
+      }
+    }
   }
 
   // Pass 2: the chunks race (token_race.cuh); tokens between the sure bins and the dropped ones
