@@ -65,7 +65,8 @@
 #   BENCH_TIMEOUT           seconds (default 330)
 #   GPU_CHECK_DEADLINE      seconds the whole script may take (default 570); steps are cut short
 #                           so that the summary is always printed, and time is kept for the steps
-#                           still to come (sanitizer 340 s, bench 120 s, compare 200 s). On the
+#                           still to come (sanitizer 340 s with its three tools, 55 s for
+#                           memcheck alone; bench 120 s, compare 200 s). On the
 #                           H200 the default sanitizer step takes about 340 s (racecheck most of
 #                           it) and the suite about 180 s with TESTS_JOBS=8: run "tests sanitizer"
 #                           in one call (GPU_CHECK_DEADLINE about 560), and bench or compare
@@ -130,13 +131,25 @@ fail_step() { failed_steps+=("$1"); }
 
 elapsed() { echo $(( $(date +%s) - script_start )); }
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
+# Seconds the sanitizer step is expected to take with the tools asked for (the H200's default
+# step: about 340 s, racecheck most of it).
+sanitizer_reserve() {
+  local tool total=0
+  for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
+    case "$tool" in
+      racecheck) total=$(( total + 230 )) ;;
+      *) total=$(( total + 55 )) ;;
+    esac
+  done
+  echo "$total"
+}
 # Seconds to keep for the steps listed after the first `$1` in STEPS (0 for the others).
 reserve_after() {
   local current=$1 seen=0 total=0 s
   for s in $STEPS; do
     if (( seen )); then
       case "$s" in
-        sanitizer) total=$(( total + 340 )) ;;
+        sanitizer) total=$(( total + $(sanitizer_reserve) )) ;;
         bench) total=$(( total + 120 )) ;;
         compare) total=$(( total + 200 )) ;;
       esac
