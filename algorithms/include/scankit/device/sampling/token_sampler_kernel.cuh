@@ -527,6 +527,14 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     __syncthreads();
   };
   auto in_k = [&](const proposal& p, std::uint32_t floor) { return p.token >= 0 && p.min_p && p.key >= floor; };
+  // The token the proposals give once tau is exact: the first in K, or -1 for none (P5 and P6 are
+  // none unless the retry drew them).
+  auto first_in_k = [&](std::uint32_t exact_tau) {
+    for (int i = 0; i < proposal_count; ++i) {
+      if (in_k(proposed[i], exact_tau)) return proposed[i].token;
+    }
+    return std::int32_t{-1};
+  };
   std::int32_t settled = -1;  // the row's token, when a proposal is surely in K before pass 2
   // A row with optional outputs whose deciding proposal lies in tau's bin or sub-bin: its pass 2
   // finds the exact tau anyway, which then judges the proposals (the same verdict the race path's
@@ -696,12 +704,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // Refined one threshold at a time, tau is exact: it judges the proposals that the bins' floors
     // left open (a row without outputs that it settles ends here, one with them needs no race).
     if (!fast && proposals && settled < 0) {
-      for (int i = 0; i < proposal_count; ++i) {
-        if (in_k(proposed[i], tau)) {
-          settled = proposed[i].token;
-          break;
-        }
-      }
+      settled = first_in_k(tau);
       undecided = false;
       if (settled >= 0 && !want_mass) {
         if (leader && threadIdx.x == 0) a.tokens[r] = settled;
@@ -955,18 +958,13 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     }
     if (mass_pass) {
       // The first proposal in K, now that tau is exact (token_sampler.hpp: with none, the race).
-      for (int i = 0; undecided && i < proposal_count; ++i) {
-        if (in_k(proposed[i], tau)) {
-          settled = proposed[i].token;
-          break;
-        }
-      }
+      if (undecided) settled = first_in_k(tau);
       // The mass pass deferred no chunk: what it left out is the kept mass of the candidates at or
       // above tau, and each candidate's own value gives its share (the integer `keep` adds). Every
       // block of a cluster holds all candidates and counts its slice's.
       for (int i = threadIdx.x; i < n; i += token_threads) {
         const unsigned long long entry = sm.candidates.entry[i];
-        const std::int64_t j = token_entry_index(entry);
+        const std::int64_t j = token_race_index(entry);  // candidates' entries order as race entries do
         if (static_cast<std::uint32_t>(entry >> 32) < tau || j < slice_first || j >= slice_end) continue;
         const float v = token_to_float(row[j]);
         if (!(logits ? v > -INFINITY : v > 0.0f)) continue;
@@ -1023,13 +1021,9 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   }
   __syncthreads();
   std::int32_t token = race_needed ? st.first_p : settled;
-  if (proposals && race_needed) {
-    for (int i = 0; i < proposal_count; ++i) {  // the first in K (P5 and P6 exist when P1 to P4 are not)
-      if (in_k(proposed[i], tau)) {
-        token = proposed[i].token;
-        break;
-      }
-    }
+  if (proposals && race_needed) {  // the race decides only when no proposal lies in K
+    const std::int32_t proposed_token = first_in_k(tau);
+    if (proposed_token >= 0) token = proposed_token;
   }
   const double kept_total = static_cast<double>(kept_mass_sum) * 0x1p-32;
   if (leader && threadIdx.x == 0) {

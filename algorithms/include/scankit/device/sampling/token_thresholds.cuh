@@ -222,10 +222,6 @@ __device__ __forceinline__ void token_block_sum(unsigned long long* target, unsi
 __device__ __forceinline__ unsigned long long token_max_entry(std::uint32_t key, std::int64_t j) {
   return (static_cast<unsigned long long>(key) << 32) | (0xffffffffu - static_cast<std::uint32_t>(j));
 }
-// The token index of such an entry.
-__device__ __forceinline__ std::int64_t token_entry_index(unsigned long long entry) {
-  return 0xffffffffu - static_cast<std::uint32_t>(entry);
-}
 
 // ---- the bins ----------------------------------------------------------------------------------
 
