@@ -242,7 +242,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           }
         }
       };
-      token_for_each_full_group(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         if constexpr (decltype(hist)::value && is_raw) {
           if (proposals) {  // the first proposal's chunk weights: every token of weight kept
             bool kept[4];
@@ -557,7 +557,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // kind gets a loop of its own, since the pass runs alone on its multiprocessor in the launch's tail.
     auto retry_pass = [&](auto of_logits) {
       constexpr bool lg = decltype(of_logits)::value;
-      token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         std::uint32_t key[4];
         float sc[4];
@@ -763,7 +763,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     auto plain = [&](auto logits_tag, auto raw_tag, auto unit_tag) {
       constexpr bool is_logits = decltype(logits_tag)::value, is_raw = decltype(raw_tag)::value;
       constexpr bool unit_t = decltype(unit_tag)::value;
-      token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         bool kept[4];
         float sc[4];
@@ -799,7 +799,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       constexpr bool is_logits = std::is_same_v<decltype(kind), token_logits_kind>;
       constexpr bool is_raw = std::is_same_v<decltype(kind), token_raw_kind>;
       constexpr bool collects = decltype(collecting)::value;  // false: every kept token races (min-p alone)
-      token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         bool kept[4], collect[4];
         float sc[4];
@@ -843,7 +843,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // kept mass adds the same integer per token as `keep` does.
     auto mass_only = [&](auto kind) {
       constexpr bool is_logits = std::is_same_v<decltype(kind), token_logits_kind>;
-      token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int) {
+      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int) {
         constexpr bool whole = decltype(full)::value;
         bool collect[4];
         std::uint32_t key[4];
@@ -868,7 +868,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       mass_only(token_raw_kind{});
     }
   } else {
-    token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+    token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
       constexpr bool whole = decltype(full)::value;
       if (!need_max) {
 #pragma unroll
@@ -975,7 +975,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         // No proposal is in K (rare: each lies in K with its mass's share): the row's chunks race
         // above tau, in one more pass that adds no mass (count_below 0).
         race_needed = true;
-        token_for_each_full_group<4>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n_in, int round) {
+        token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n_in, int round) {
           bool kept[4];
           float sc[4];
           keep(v, n_in, decltype(full)::value, tau, 0u, kept, sc);

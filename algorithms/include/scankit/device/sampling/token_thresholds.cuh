@@ -17,6 +17,9 @@ namespace scankit::device_detail::sampling {
 
 constexpr int token_threads = 384;
 constexpr int token_max_candidates = 2048;
+// Row loops over at most this many groups of four per thread run one copy of their body
+// (token_for_each_full_group; docs/tuning.md).
+constexpr int token_compact_groups = 16;
 
 // Dynamic shared memory of a block.
 struct token_shared {
@@ -136,13 +139,38 @@ struct token_no_op {
 };
 
 
+// The Unroll groups in v through one copy of f (token_for_each_full_group): group u is in v[0] on
+// turn u (the registers move down; an array indexed at run time would live in local memory).
+template <int Unroll, class Full, class F, class Next>
+__device__ __forceinline__ void token_take_turns(Full full, F& f, Next& next_round, float (&v)[Unroll][4],
+                                                 int (&n)[Unroll], std::int64_t g0, const int& round) {
+#pragma unroll 1
+  for (int u = 0; u < Unroll; ++u) {
+    f(full, g0 + u * token_threads, v[0], n[0], round);
+    next_round();
+#pragma unroll
+    for (int w = 0; w + 1 < Unroll; ++w) {
+      n[w] = n[w + 1];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) v[w][q] = v[w + 1][q];
+    }
+  }
+}
+
 // Calls f(full, g, v, n, round) for every group of 4 values of `slice` this thread owns, Unroll groups'
 // loads in flight, with round counting the calls modulo 8; and done() after every 8 rounds (Unroll
 // divides or is a multiple of 8) and once at the end. `full` tells at compile time that every
 // group of the warp's Unroll rounds is whole (the common case: no bounds tests, n == 4). Every
 // lane of a warp makes the same calls (n == 0 past the row's end), so f and done may use warp
 // intrinsics.
-template <int Unroll = 4, class T, class F, class Done = token_no_op, class Slice = token_whole_row>
+// f is compiled Unroll times with full groups, and once for groups that are not (the Unroll groups
+// whose loads are in flight take turns in that copy). With Compact, slices of at most
+// token_compact_groups per thread take turns in one more copy for full groups: they are too short
+// for f's unrolled copies to be fetched in less time than they save (docs/tuning.md; the
+// unfiltered kernel's bodies are small enough that the turns cost more). Either way f sees the
+// same calls in the same order.
+template <int Unroll = 4, bool Compact = true, class T, class F, class Done = token_no_op,
+          class Slice = token_whole_row>
 __device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f, Done done = {},
                                                           Slice slice = {}) {
   constexpr int unroll = Unroll;
@@ -161,24 +189,28 @@ __device__ __forceinline__ void token_for_each_full_group(const T* row, std::int
     round = (round + 1) & 7;
     if (round == 0) done();
   };
+  const bool compact = Compact && groups - begin <= static_cast<std::int64_t>(token_compact_groups) * token_threads;
   for (std::int64_t g0 = begin + threadIdx.x; g0 - lane < groups; g0 += unroll * token_threads) {
     float v[unroll][4];
+    int n[unroll];
     const std::int64_t last = g0 + (unroll - 1) * token_threads;
     if (__all_sync(full_warp_mask, aligned && (!sliced || last < groups) && 4 * last + 3 < vocab)) {
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) token_load_whole_group(row, g0 + u * token_threads, v[u]);
+      for (int u = 0; u < unroll; ++u) token_load_whole_group(row, g0 + u * token_threads, v[u]), n[u] = 4;
+      if (compact) {
+        token_take_turns<unroll>(std::true_type{}, f, next_round, v, n, g0, round);
+      } else {
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) f(std::true_type{}, g0 + u * token_threads, v[u], 4, round), next_round();
+        for (int u = 0; u < unroll; ++u) f(std::true_type{}, g0 + u * token_threads, v[u], 4, round), next_round();
+      }
     } else {
-      int n[unroll];
 #pragma unroll
       for (int u = 0; u < unroll; ++u) {
         const std::int64_t g = g0 + u * token_threads;
         n[u] = !sliced || g < groups ? token_load_group(row, vocab, g, aligned, v[u]) : 0;
         if (n[u] == 0) v[u][0] = v[u][1] = v[u][2] = v[u][3] = 0.0f;
       }
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) f(std::false_type{}, g0 + u * token_threads, v[u], n[u], round), next_round();
+      token_take_turns<unroll>(std::false_type{}, f, next_round, v, n, g0, round);
     }
   }
   if (round != 0) done();
