@@ -17,8 +17,8 @@ namespace scankit::device_detail::sampling {
 
 constexpr int token_threads = 384;
 constexpr int token_max_candidates = 2048;
-// Row loops over at most this many groups of four per thread run one copy of their body
-// (token_for_each_full_group; docs/tuning.md).
+// The filtered kernel's row loops over at most this many groups of four per thread run one copy
+// of their body (token_for_each_full_group; docs/tuning.md).
 constexpr int token_compact_groups = 16;
 
 // Dynamic shared memory of a block.
@@ -166,9 +166,9 @@ __device__ __forceinline__ void token_take_turns(Full full, F& f, Next& next_rou
 // f is compiled Unroll times with full groups, and once for groups that are not (the Unroll groups
 // whose loads are in flight take turns in that copy). With Compact, slices of at most
 // token_compact_groups per thread take turns in one more copy for full groups: they are too short
-// for f's unrolled copies to be fetched in less time than they save (docs/tuning.md; the
-// unfiltered kernel's bodies are small enough that the turns cost more). Either way f sees the
-// same calls in the same order.
+// for f's unrolled copies to be fetched in less time than they save. The unfiltered kernel passes
+// Compact false: its bodies are small, and one copy was slower there (docs/tuning.md). Either way
+// f sees the same calls in the same order.
 template <int Unroll = 4, bool Compact = true, class T, class F, class Done = token_no_op,
           class Slice = token_whole_row>
 __device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f, Done done = {},
