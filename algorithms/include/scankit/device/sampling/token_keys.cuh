@@ -124,7 +124,8 @@ __device__ __forceinline__ double token_raw_scale(int bin) {
 __device__ __forceinline__ std::uint32_t token_bin_mass(float u, float, const token_row_rule& rule, token_raw_kind) {
   const std::uint32_t bits = __float_as_uint(u) & 0x7fffffffu;
   const std::uint32_t significand = min(bits, (bits & 0x007fffffu) | 0x00800000u);
-  return rule.mass_bits <= 24 ? significand >> (24 - rule.mass_bits) : significand << (rule.mass_bits - 24);
+  // significand < 2^24 and 0 <= mass_bits <= 31: one shift up, one down, whichever side 24 lies.
+  return (significand << 7) >> (31 - rule.mass_bits);
 }
 // A logit's weight relative to its bin's top, exp(u - top) at most 1. A select, not a branch:
 // -infinity weighs 0 (and its bin's top is -infinity too).

@@ -14,14 +14,15 @@
 //      four proposals (token_sampler.hpp), which end the row when the first of them that is not
 //      below tau's bin lies above it (or just the largest value, when only min-p or the optional
 //      outputs need it; nothing when no filter and no optional output is asked for);
-//   1b. for such rows whose deciding proposal lies in tau's bin: tau's bin counted by 11 more
-//      bits; when none lies in tau's bin or above, that and two more proposals (the retry pass);
-//      either ends the row when a proposal is settled in K;
+//   1b. for such rows whose deciding proposal lies in tau's bin: the integer mass of that bin
+//      above each such proposal, which judges it exactly; when none lies in tau's bin or above,
+//      two more proposals and tau's bin counted by 11 more bits (the retry pass); either ends the
+//      row when a proposal is settled in K;
 //   2. the bins that surely hold no threshold are settled: the chunks of tokens above them race
 //      (token_race.cuh), tokens below them are dropped, and the tokens of the bins between are
 //      collected in shared memory, sorted, and the thresholds found among them; the chunks that
-//      hold them race then, re-read. Rows with optional outputs that proposed (1b does not count
-//      their sub-bins: this pass finds the exact tau anyway) race nothing here: the pass sums the
+//      hold them race then, re-read. Rows with optional outputs that proposed (1b does not judge
+//      theirs: this pass finds the exact tau anyway) race nothing here: the pass sums the
 //      kept mass and collects the candidates, whose own values then add theirs, and the exact tau
 //      judges the proposals; only when none lies in K does one more pass race the chunks.
 // When the bins between hold more tokens than fit, a single threshold's bin is refined by 11 bits
@@ -244,11 +245,13 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       };
       token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         if constexpr (decltype(hist)::value && is_raw) {
-          if (proposals) {  // the first proposal's chunk weights: every token of weight kept
+          if (proposals) {  // the first proposal's chunk weights: the sum of the chunk's values
+            // Every value joins: one of no weight adds 0 (+0.0 or -0.0), and a negative or NaN one
+            // makes the row bad, which ends it before any proposal is used.
             bool kept[4];
             const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // raw chunks weigh the values themselves
 #pragma unroll
-            for (int q = 0; q < 4; ++q) kept[q] = (decltype(full)::value || q < n) && v[q] > 0.0f;
+            for (int q = 0; q < 4; ++q) kept[q] = decltype(full)::value || q < n;
             first_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, v, true), true);
           }
         }
@@ -543,10 +546,11 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const std::uint32_t out_floor = collect_floor < sure_floor ? collect_floor : sure_floor;  // keys below: surely out
   const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
   __shared__ unsigned long long retry_entries[2];
-  // The retry pass: bin lo's sub-bins are counted and the one holding tau found
-  // (token_mass_search, into st.found_sub); with `draws`, P5 and P6 also race over K'. Called from
-  // one place only, so that it is inlined (a call would spill the kernel's live registers).
-  auto run_retry = [&](bool draws) {
+  // The retry pass, when no pass-1 proposal lies in K': P5 and P6 race over K', and bin lo's
+  // sub-bins are counted and the one holding tau found (token_mass_search, into st.found_sub), which
+  // settles nearly every verdict of theirs. Called from one place only, so that it is inlined (a
+  // call would spill the kernel's live registers).
+  auto run_retry = [&] {
     if (threadIdx.x == 0) retry_entries[0] = retry_entries[1] = 0;
     for (int i = threadIdx.x; i < token_bins; i += token_threads) sm.sub.count[i] = 0, sm.sub.mass[i] = 0;
     __syncthreads();
@@ -575,7 +579,6 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           }
           token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key[q] >> 10) & (token_bins - 1)), mass);
         }
-        if (!draws) return;
         bool kept[4];
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
@@ -601,11 +604,64 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     blocks::sum_arrays(sm.sub.count, sm.sub.mass, token_bins, token_sub_scratch(sm), retry_entries, 2);
     token_mass_search(sm, st, lo, p_target, u_max, rule);
     constexpr int p5 = token_first_proposals;
-    if (draws && warp_id() == 0) pick(retry_entries[0], retry_floor, token_draw::retry, &picked[p5], 1, &picked_value[p5]);
-    if (draws && warp_id() == 1) pick(retry_entries[1], retry_floor, token_draw::retry, &picked[p5 + 1], 3, &picked_value[p5 + 1]);
-    settle(p5, draws ? 2 : 0);  // its barrier also publishes st.found_sub
+    if (warp_id() == 0) pick(retry_entries[0], retry_floor, token_draw::retry, &picked[p5], 1, &picked_value[p5]);
+    if (warp_id() == 1) pick(retry_entries[1], retry_floor, token_draw::retry, &picked[p5 + 1], 3, &picked_value[p5 + 1]);
+    settle(p5, 2);  // its barrier also publishes st.found_sub
+  };
+  // The exact verdicts of pass-1 proposals that lie in tau's bin lo (top-p alone puts tau there):
+  // P is in K exactly when the mass at or above key(P) + 1 is below the target, since tau is the
+  // largest key whose mass at or above it reaches the target, and that mass only falls as the key
+  // grows. That mass is W_above(lo) plus the integer mass of bin lo's tokens with keys above P's:
+  // the same function every path finds tau with (token_mass_at), so the verdicts are the exact
+  // tau's. One pass sums bin lo's integer masses at or above above[i] for the four proposals at
+  // once (0xffffffff for one that needs none: no key of a valid row reaches it; the sums fit 32
+  // bits, token_keys.cuh); returns bit i set for P(i + 1) in K. Every thread calls it.
+  __shared__ std::uint32_t exact_mass[2][token_first_proposals];  // [0]: the sums; [1]: unused
+  auto judge_exactly = [&](const std::uint32_t(&above)[token_first_proposals]) {
+    std::uint32_t m[token_first_proposals] = {};
+    const float lo_top = token_bin_top(lo);
+    auto exact_pass = [&](auto of_logits) {
+      constexpr bool lg = decltype(of_logits)::value;
+      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t, const float(&v)[4], int n, int) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const float u = lg ? token_order_value(v[q], rule, token_logits_kind{}) : v[q];
+          const std::uint32_t key = token_key(u);
+          if ((decltype(full)::value || q < n) && token_bin(key) == lo) {
+            std::uint32_t mass = 0;
+            if constexpr (lg) {
+              mass = token_bin_mass(u, lo_top, rule, token_logits_kind{});
+            } else {
+              mass = token_bin_mass(v[q], lo_top, rule, token_raw_kind{});
+            }
+#pragma unroll
+            for (int i = 0; i < token_first_proposals; ++i) m[i] += key >= above[i] ? mass : 0u;
+          }
+        }
+      }, token_no_op{}, slice);
+    };
+    if (logits) {
+      exact_pass(std::true_type{});
+    } else {
+      exact_pass(std::false_type{});
+    }
+#pragma unroll
+    for (int i = 0; i < token_first_proposals; ++i) {
+      const std::uint32_t warp_mass = __reduce_add_sync(full_warp_mask, m[i]);
+      if (lane_id() == 0) atomicAdd(&exact_mass[0][i], warp_mass);
+    }
+    __syncthreads();  // publishes the block's sums; sum_arrays' cluster barriers publish the rest
+    blocks::sum_arrays(exact_mass[0], exact_mass[1], token_first_proposals, token_sub_scratch(sm));
+    unsigned in = 0;
+#pragma unroll
+    for (int i = 0; i < token_first_proposals; ++i) {
+      if (token_mass_at(sm, lo, exact_mass[0][i], u_max, rule) < p_target) in |= 1u << i;
+    }
+    return in;
   };
   if (proposals) {
+    // Zeroed before settle's barrier, which orders it before judge_exactly's additions.
+    if (threadIdx.x < token_first_proposals) exact_mass[0][threadIdx.x] = exact_mass[1][threadIdx.x] = 0;
     settle(0, proposal_count);  // P5 and P6 as none until the retry draws them
     bool retry = true;  // no pass-1 proposal lies in K'
     for (int i = 0; i < token_first_proposals; ++i) retry = retry && !in_k(proposed[i], retry_floor);
@@ -621,19 +677,31 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       if (p.key < sub_first) return 0;
       return -1;
     };
-    // The pass-1 proposals are settled in order; the sub-bins are counted (without draws) only
-    // when the first that is not surely out is not surely in either.
-    bool subs = retry;
+    // The pass-1 proposals are settled in order; when the first that is not surely out is not
+    // surely in either, the undecided ones are judged exactly (judge_exactly). Rows with optional
+    // outputs leave them to pass 2's exact tau, which that pass finds anyway.
+    const bool subs = retry;
+    bool exact = false;
     if (!retry && !want_mass) {
       for (int i = 0; i < token_first_proposals; ++i) {
         const int known = verdict(proposed[i], false);
-        subs = known < 0;
+        exact = known < 0;
         if (known != 0) break;
       }
     }
-    if (subs) run_retry(retry);
+    if (subs) run_retry();
+    unsigned exact_in = 0;
+    if (exact) {
+      std::uint32_t above[token_first_proposals];
+#pragma unroll
+      for (int i = 0; i < token_first_proposals; ++i) {
+        above[i] = verdict(proposed[i], false) < 0 ? proposed[i].key + 1u : 0xffffffffu;
+      }
+      exact_in = judge_exactly(above);
+    }
     for (int i = retry ? token_first_proposals : 0; i < (retry ? proposal_count : token_first_proposals); ++i) {
-      const int known = verdict(proposed[i], subs);
+      int known = verdict(proposed[i], subs);
+      if (known < 0 && exact) known = (exact_in >> i) & 1u;
       if (known == 1) {
         settled = proposed[i].token;
         break;
