@@ -112,12 +112,14 @@ struct token_row_blocks<true> {
   // the second no block reads another's fields, words or counts any more (and the shares are
   // published), so they may be overwritten; after the third none reads another's shares, so the
   // caller may reuse `scratch`. The maxima are written last and published by a block barrier.
+  // Clusters of two take exchange_pair.
   __device__ static token_row_results exchange(const token_row_results* mine, std::uint32_t* a, std::uint32_t* b,
                                                int n, std::uint32_t* scratch, unsigned long long* words, int count) {
     token_row_results all;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     const int blocks = static_cast<int>(cluster.num_blocks());
+    if (blocks == 2) return exchange_pair(cluster, mine, a, b, n, scratch, words, count);
     const int share = (n + blocks - 1) / blocks;
     const int first = share * static_cast<int>(cluster.block_rank());
     const int last = first + share < n ? first + share : n;
@@ -131,14 +133,7 @@ struct token_row_blocks<true> {
       scratch[i] = sa;
       scratch[n + i] = sb;
     }
-    unsigned long long w = 0;  // thread i < count: the maximum of word i
-    for (int k = 0; k < blocks; ++k) {
-      if (mine != nullptr) add(all, *cluster.map_shared_rank(mine, k));
-      if (static_cast<int>(threadIdx.x) < count) {
-        const unsigned long long x = cluster.map_shared_rank(words, k)[threadIdx.x];
-        w = x > w ? x : w;
-      }
-    }
+    const unsigned long long w = add_fields(cluster, blocks, mine, all, words, count);
     cluster.sync();
     for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
       const std::uint32_t* owner = cluster.map_shared_rank(scratch, i / share);
@@ -151,6 +146,51 @@ struct token_row_blocks<true> {
 #endif
     return all;
   }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Between exchange's first two cluster barriers: every block's fields added into `all` (when
+  // `mine` is given), and for thread i < count the maximum of word i over the blocks (returned).
+  __device__ static unsigned long long add_fields(cooperative_groups::cluster_group& cluster, int blocks,
+                                                  const token_row_results* mine, token_row_results& all,
+                                                  unsigned long long* words, int count) {
+    unsigned long long w = 0;
+    for (int k = 0; k < blocks; ++k) {
+      if (mine != nullptr) add(all, *cluster.map_shared_rank(mine, k));
+      if (static_cast<int>(threadIdx.x) < count) {
+        const unsigned long long x = cluster.map_shared_rank(words, k)[threadIdx.x];
+        w = x > w ? x : w;
+      }
+    }
+    return w;
+  }
+  // exchange for a cluster of two blocks: each adds the other's words to its own through scratch,
+  // one remote read per word and two cluster barriers instead of two reads and three. The first
+  // barrier publishes both blocks' fields, words and counts; after the second neither reads the
+  // other's any more, so each overwrites its own, and a block barrier publishes them.
+  __device__ static token_row_results exchange_pair(cooperative_groups::cluster_group& cluster,
+                                                    const token_row_results* mine, std::uint32_t* a, std::uint32_t* b,
+                                                    int n, std::uint32_t* scratch, unsigned long long* words,
+                                                    int count) {
+    token_row_results all;
+    cluster.sync();
+    const unsigned other = 1u - cluster.block_rank();
+    const std::uint32_t* other_a = cluster.map_shared_rank(a, other);
+    const std::uint32_t* other_b = cluster.map_shared_rank(b, other);
+    for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
+      scratch[i] = a[i] + other_a[i];
+      scratch[n + i] = b[i] + other_b[i];
+    }
+    const unsigned long long w = add_fields(cluster, 2, mine, all, words, count);
+    cluster.sync();
+    for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
+      a[i] = scratch[i];
+      b[i] = scratch[n + i];
+    }
+    if (static_cast<int>(threadIdx.x) < count) words[threadIdx.x] = w;
+    __syncthreads();
+    return all;
+  }
+#endif
 
  public:
   // Every block's `*count` entries, gathered in rank order into `entry` of every block; returns their
