@@ -164,6 +164,11 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     return;
   }
   const T* row = a.values + st.input_row * vocab;
+  // body(full, g, v, n, round) for every group of this block's slice, and done() after every eight
+  // rounds and at the end (token_for_each_full_group, with the compact bodies of the filtered kernel).
+  auto for_each_group = [&](auto body, auto done) {
+    token_for_each_full_group<4, Filtered>(row, vocab, body, done, slice);
+  };
   const bool logits = a.params.logits;
   const bool greedy = st.temperature == 0.0f || st.top_k == 1;
   // The shift of the logits' order values: the largest score of 256 evenly spaced tokens.
@@ -243,7 +248,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           }
         }
       };
-      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      for_each_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         if constexpr (decltype(hist)::value && is_raw) {
           if (proposals) {  // the first proposal's chunk weights: the sum of the chunk's values
             // Every value joins: one of no weight adds 0 (+0.0 or -0.0), and a negative or NaN one
@@ -296,7 +301,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
             first_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, weight, true), true);
           }
         }
-      }, flush_first, slice);
+      }, flush_first);
     };
     auto pass1_of = [&](auto kind) {
       if (need_hist) {
@@ -561,7 +566,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // kind gets a loop of its own, since the pass runs alone on its multiprocessor in the launch's tail.
     auto retry_pass = [&](auto of_logits) {
       constexpr bool lg = decltype(of_logits)::value;
-      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      for_each_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         std::uint32_t key[4];
         float sc[4];
@@ -591,7 +596,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       }, [&] {
         retry_batch.flush_each<2, 2>(seed, offset, token_draw_base(token_draw::retry),
                                      [&](int i, std::int32_t chunk, float score) { races[i].run(chunk, score); });
-      }, slice);
+      });
     };
     if (logits) {
       retry_pass(std::true_type{});
@@ -622,7 +627,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     const float lo_top = token_bin_top(lo);
     auto exact_pass = [&](auto of_logits) {
       constexpr bool lg = decltype(of_logits)::value;
-      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t, const float(&v)[4], int n, int) {
+      for_each_group([&](auto full, std::int64_t, const float(&v)[4], int n, int) {
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
           const float u = lg ? token_order_value(v[q], rule, token_logits_kind{}) : v[q];
@@ -638,7 +643,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
             for (int i = 0; i < token_first_proposals; ++i) m[i] += key >= above[i] ? mass : 0u;
           }
         }
-      }, token_no_op{}, slice);
+      }, token_no_op{});
     };
     if (logits) {
       exact_pass(std::true_type{});
@@ -831,7 +836,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     auto plain = [&](auto logits_tag, auto raw_tag, auto unit_tag) {
       constexpr bool is_logits = decltype(logits_tag)::value, is_raw = decltype(raw_tag)::value;
       constexpr bool unit_t = decltype(unit_tag)::value;
-      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      for_each_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         bool kept[4];
         float sc[4];
@@ -849,7 +854,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           }
         }
         hold_chunk(round, g >> 3, kept, sc, v, true);
-      }, race_held, slice);
+      }, race_held);
     };
     if (logits && st.temperature == 1.0f) {
       plain(std::true_type{}, std::false_type{}, std::true_type{});
@@ -867,7 +872,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       constexpr bool is_logits = std::is_same_v<decltype(kind), token_logits_kind>;
       constexpr bool is_raw = std::is_same_v<decltype(kind), token_raw_kind>;
       constexpr bool collects = decltype(collecting)::value;  // false: every kept token races (min-p alone)
-      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      for_each_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         bool kept[4], collect[4];
         float sc[4];
@@ -891,7 +896,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
           batch.hold(round, g >> 3, token_octet_chunk(kept, sc, v, is_raw), !defer);
         }
-      }, race_held, slice);
+      }, race_held);
     };
     auto filtered_of = [&](auto kind) {
       if (all_sure) {
@@ -911,7 +916,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // kept mass adds the same integer per token as `keep` does.
     auto mass_only = [&](auto kind) {
       constexpr bool is_logits = std::is_same_v<decltype(kind), token_logits_kind>;
-      token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int) {
+      for_each_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int) {
         constexpr bool whole = decltype(full)::value;
         bool collect[4];
         std::uint32_t key[4];
@@ -928,7 +933,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           }
         }
         collect_group(g, collect, key, std::false_type{});
-      }, token_no_op{}, slice);
+      }, token_no_op{});
     };
     if (logits) {
       mass_only(token_logits_kind{});
@@ -936,7 +941,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       mass_only(token_raw_kind{});
     }
   } else {
-    token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+    for_each_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
       constexpr bool whole = decltype(full)::value;
       if (!need_max) {
 #pragma unroll
@@ -968,7 +973,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         keep(v, n, whole, sure_floor, 0xffffffffu, kept, sc);
         hold_chunk(round, g >> 3, kept, sc, v, !defer);  // settled rows took the mass-only pass
       }
-    }, race_held, slice);
+    }, race_held);
   }
   if (!Clustered && __syncthreads_or(bad)) {  // a cluster checks with its last exchange below
     write_bad();
@@ -1043,14 +1048,14 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         // No proposal is in K (rare: each lies in K with its mass's share): the row's chunks race
         // above tau, in one more pass that adds no mass (count_below 0).
         race_needed = true;
-        token_for_each_full_group<4, Filtered>(row, vocab, [&](auto full, std::int64_t g, const float(&v)[4], int n_in, int round) {
+        for_each_group([&](auto full, std::int64_t g, const float(&v)[4], int n_in, int round) {
           bool kept[4];
           float sc[4];
           keep(v, n_in, decltype(full)::value, tau, 0u, kept, sc);
           if (__any_sync(full_warp_mask, kept[0] || kept[1] || kept[2] || kept[3])) {
             hold_chunk(round, g >> 3, kept, sc, v, true);
           }
-        }, race_held, slice);
+        }, race_held);
       }
     }
     // The deferred chunks, four per warp (one per octet), each re-read whole (none after the mass pass).
