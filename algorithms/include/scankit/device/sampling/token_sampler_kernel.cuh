@@ -171,8 +171,15 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   };
   const bool logits = a.params.logits;
   const bool greedy = st.temperature == 0.0f || st.top_k == 1;
-  // The shift of the logits' order values: the largest score of 256 evenly spaced tokens.
-  if (logits && !greedy) {
+  const bool k_active = !greedy && st.top_k > 0 && st.top_k < vocab;
+  const bool p_active = !greedy && st.top_p < 1.0f;
+  const bool minp_active = !greedy && st.min_p > 0.0f;
+  const bool want_mass = a.logprobs != nullptr || a.kept_probs != nullptr;
+  const bool need_hist = Filtered && (k_active || p_active);
+  // The shift of the logits' order values: the largest score of 256 evenly spaced tokens. Rows
+  // that race every token of weight (no filter, no min-p, no optional output) order no value, so
+  // they skip it.
+  if (logits && !greedy && (need_hist || minp_active || want_mass)) {
     const std::int64_t sample = vocab < 256 ? vocab : 256;
     unsigned long long best = 0;
     if (threadIdx.x < sample) {
@@ -188,11 +195,6 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const token_row_rule rule = token_make_rule(logits, st.temperature, logits && !greedy ? shift : 0.0f, vocab);
   __syncthreads();
   if (threadIdx.x == 0) st.own.race_entry = 0;
-  const bool k_active = !greedy && st.top_k > 0 && st.top_k < vocab;
-  const bool p_active = !greedy && st.top_p < 1.0f;
-  const bool minp_active = !greedy && st.min_p > 0.0f;
-  const bool want_mass = a.logprobs != nullptr || a.kept_probs != nullptr;
-  const bool need_hist = Filtered && (k_active || p_active);
   const bool raw = !logits && st.temperature == 1.0f;  // probabilities at T = 1
   // Top-p rows without top-k, of probabilities at T = 1 or of logits, propose tokens before settling
   // K (token_sampler.hpp). The first proposals' chunk weights cost pass 1 a few additions per token:
