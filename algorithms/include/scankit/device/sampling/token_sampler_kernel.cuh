@@ -553,6 +553,20 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const std::uint32_t out_floor = collect_floor < sure_floor ? collect_floor : sure_floor;  // keys below: surely out
   const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
   __shared__ unsigned long long retry_entries[2];
+  // A value's key, and whether it is a valid token of tau's bin lo with its integer mass there (the
+  // histogram's arithmetic, token_bin_mass): what the retry's sub-bins and the exact verdicts add.
+  // Proposals are made for probabilities at T = 1 and for logits; of_logits picks the kind.
+  auto lo_key_mass = [&](auto of_logits, float v, bool valid, std::uint32_t& key, std::uint32_t& mass) {
+    const float u = decltype(of_logits)::value ? token_order_value(v, rule, token_logits_kind{}) : v;
+    key = token_key(u);
+    const bool in = valid && token_bin(key) == lo;
+    if constexpr (decltype(of_logits)::value) {
+      mass = in ? token_bin_mass(u, token_bin_top(lo), rule, token_logits_kind{}) : 0u;
+    } else {
+      mass = in ? token_bin_mass(v, token_bin_top(lo), rule, token_raw_kind{}) : 0u;
+    }
+    return in;
+  };
   // The retry pass, when no pass-1 proposal lies in K': P5 and P6 race over K', and bin lo's
   // sub-bins are counted and the one holding tau found (token_mass_search, into st.found_sub), which
   // settles nearly every verdict of theirs. Called from one place only, so that it is inlined (a
@@ -563,7 +577,6 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     __syncthreads();
     token_race races[2];
     token_race_batch retry_batch;
-    const float lo_top = token_bin_top(lo);
     // Proposals are made for probabilities at T = 1 (the raw kind's arithmetic) and for logits; each
     // kind gets a loop of its own, since the pass runs alone on its multiprocessor in the launch's tail.
     auto retry_pass = [&](auto of_logits) {
@@ -574,16 +587,9 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         float sc[4];
 #pragma unroll
         for (int q = 0; q < 4; ++q) {  // bin lo's sub-bins: a few operations per token
-          const float u = lg ? token_order_value(v[q], rule, token_logits_kind{}) : v[q];
-          key[q] = token_key(u);
           sc[q] = lg ? token_logit_score(v[q], st.temperature) : 0.0f;
-          const bool in = (whole || q < n) && token_bin(key[q]) == lo;
-          std::uint32_t mass = 0;
-          if constexpr (lg) {
-            mass = in ? token_bin_mass(u, lo_top, rule, token_logits_kind{}) : 0u;
-          } else {
-            mass = in ? token_bin_mass(v[q], lo_top, rule, token_raw_kind{}) : 0u;
-          }
+          std::uint32_t mass;
+          const bool in = lo_key_mass(of_logits, v[q], whole || q < n, key[q], mass);
           token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key[q] >> 10) & (token_bins - 1)), mass);
         }
         bool kept[4];
@@ -626,21 +632,12 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   __shared__ std::uint32_t exact_mass[2][token_first_proposals];  // [0]: the sums; [1]: unused
   auto judge_exactly = [&](const std::uint32_t(&above)[token_first_proposals]) {
     std::uint32_t m[token_first_proposals] = {};
-    const float lo_top = token_bin_top(lo);
     auto exact_pass = [&](auto of_logits) {
-      constexpr bool lg = decltype(of_logits)::value;
       for_each_group([&](auto full, std::int64_t, const float(&v)[4], int n, int) {
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
-          const float u = lg ? token_order_value(v[q], rule, token_logits_kind{}) : v[q];
-          const std::uint32_t key = token_key(u);
-          if ((decltype(full)::value || q < n) && token_bin(key) == lo) {
-            std::uint32_t mass = 0;
-            if constexpr (lg) {
-              mass = token_bin_mass(u, lo_top, rule, token_logits_kind{});
-            } else {
-              mass = token_bin_mass(v[q], lo_top, rule, token_raw_kind{});
-            }
+          std::uint32_t key, mass;
+          if (lo_key_mass(of_logits, v[q], decltype(full)::value || q < n, key, mass)) {
 #pragma unroll
             for (int i = 0; i < token_first_proposals; ++i) m[i] += key >= above[i] ? mass : 0u;
           }
