@@ -159,10 +159,11 @@ __device__ __forceinline__ void token_take_turns(Full full, F& f, Next& next_rou
 
 // Calls f(full, g, v, n, round) for every group of 4 values of `slice` this thread owns, Unroll groups'
 // loads in flight, with round counting the calls modulo 8; and done() after every 8 rounds (Unroll
-// divides or is a multiple of 8) and once at the end. `full` tells at compile time that every
-// group of the warp's Unroll rounds is whole (the common case: no bounds tests, n == 4). Every
-// lane of a warp makes the same calls (n == 0 past the row's end), so f and done may use warp
-// intrinsics.
+// divides 8) and once at the end, from one call site: done() is the race's flush, the largest code
+// of a pass, and every copy of it is fetched by every multiprocessor. `full` tells at compile time
+// that every group of the warp's Unroll rounds is whole (the common case: no bounds tests, n == 4).
+// Every lane of a warp makes the same calls (n == 0 past the row's end), so f and done may use
+// warp intrinsics.
 // f is compiled Unroll times with full groups, and once for groups that are not (the Unroll groups
 // whose loads are in flight take turns in that copy). With Compact, slices of at most
 // token_compact_groups per thread take turns in one more copy for full groups: they are too short
@@ -174,7 +175,7 @@ template <int Unroll = 4, bool Compact = true, class T, class F, class Done = to
 __device__ __forceinline__ void token_for_each_full_group(const T* row, std::int64_t vocab, F f, Done done = {},
                                                           Slice slice = {}) {
   constexpr int unroll = Unroll;
-  static_assert(8 % unroll == 0 || unroll % 8 == 0, "rounds come in eights");
+  static_assert(8 % unroll == 0, "a turn's rounds end within a round of eight");
   constexpr bool sliced = std::is_same_v<Slice, token_slice>;
   const std::int64_t row_groups = (vocab + 3) / 4;
   std::int64_t begin = 0, groups = row_groups;  // this block's groups
@@ -185,35 +186,38 @@ __device__ __forceinline__ void token_for_each_full_group(const T* row, std::int
   const bool aligned = reinterpret_cast<std::uintptr_t>(row) % (4 * sizeof(T)) == 0;
   const int lane = lane_id();
   int round = 0;
-  auto next_round = [&] {
-    round = (round + 1) & 7;
-    if (round == 0) done();
-  };
+  auto next_round = [&] { round = (round + 1) & 7; };
   const bool compact = Compact && groups - begin <= static_cast<std::int64_t>(token_compact_groups) * token_threads;
-  for (std::int64_t g0 = begin + threadIdx.x; g0 - lane < groups; g0 += unroll * token_threads) {
-    float v[unroll][4];
-    int n[unroll];
-    const std::int64_t last = g0 + (unroll - 1) * token_threads;
-    if (__all_sync(full_warp_mask, aligned && (!sliced || last < groups) && 4 * last + 3 < vocab)) {
+  for (std::int64_t g0 = begin + threadIdx.x;; g0 += unroll * token_threads) {
+    const bool more = g0 - lane < groups;  // the warp's first group: the same in every lane
+    if (more) {
+      float v[unroll][4];
+      int n[unroll];
+      const std::int64_t last = g0 + (unroll - 1) * token_threads;
+      if (__all_sync(full_warp_mask, aligned && (!sliced || last < groups) && 4 * last + 3 < vocab)) {
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) token_load_whole_group(row, g0 + u * token_threads, v[u]), n[u] = 4;
-      if (compact) {
-        token_take_turns<unroll>(std::true_type{}, f, next_round, v, n, g0, round);
+        for (int u = 0; u < unroll; ++u) token_load_whole_group(row, g0 + u * token_threads, v[u]), n[u] = 4;
+        if (compact) {
+          token_take_turns<unroll>(std::true_type{}, f, next_round, v, n, g0, round);
+        } else {
+#pragma unroll
+          for (int u = 0; u < unroll; ++u) f(std::true_type{}, g0 + u * token_threads, v[u], 4, round), next_round();
+        }
       } else {
 #pragma unroll
-        for (int u = 0; u < unroll; ++u) f(std::true_type{}, g0 + u * token_threads, v[u], 4, round), next_round();
+        for (int u = 0; u < unroll; ++u) {
+          const std::int64_t g = g0 + u * token_threads;
+          n[u] = !sliced || g < groups ? token_load_group(row, vocab, g, aligned, v[u]) : 0;
+          if (n[u] == 0) v[u][0] = v[u][1] = v[u][2] = v[u][3] = 0.0f;
+        }
+        token_take_turns<unroll>(std::false_type{}, f, next_round, v, n, g0, round);
       }
-    } else {
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        const std::int64_t g = g0 + u * token_threads;
-        n[u] = !sliced || g < groups ? token_load_group(row, vocab, g, aligned, v[u]) : 0;
-        if (n[u] == 0) v[u][0] = v[u][1] = v[u][2] = v[u][3] = 0.0f;
-      }
-      token_take_turns<unroll>(std::false_type{}, f, next_round, v, n, g0, round);
     }
+    // A turn's unroll rounds start at a multiple of unroll, so 8 rounds end only with a turn; at
+    // the end, the rounds held since the last done().
+    if (more ? round == 0 : round != 0) done();
+    if (!more) break;
   }
-  if (round != 0) done();
 }
 
 // The same for an f(g, v, n, round) compiled once.
