@@ -77,7 +77,7 @@ struct token_row_blocks<true> {
     cluster.sync();
     token_row_results all;
     for (unsigned b = 0; b < cluster.num_blocks(); ++b) add(all, *cluster.map_shared_rank(mine, b));
-    cluster.sync();
+    barrier_after_reads(all.flag, all.max_entry, all.race_entry, all.kept_mass);
     return all;
 #else
     return *mine;
@@ -97,6 +97,21 @@ struct token_row_blocks<true> {
   }
 
  private:
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The cluster barrier after which a block overwrites (or leaves) what the others have read, and
+  // that publishes nothing: its arrive is relaxed, without the fence of a releasing arrive (a wait
+  // for every memory access of the thread to be performed at GPU scope). What makes it safe is that
+  // every remote read is complete before its thread arrives: each value read is either stored to
+  // the block's own shared memory before the barrier (a store waits for its data) or passed in
+  // here (an asm operand must be in a register before the asm issues), and threads issue in order.
+  // The wait keeps its acquire semantics.
+  __device__ static void barrier_after_reads(unsigned long long x0, unsigned long long x1 = 0,
+                                             unsigned long long x2 = 0, unsigned long long x3 = 0,
+                                             unsigned long long x4 = 0) {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\t"
+                 "barrier.cluster.wait;" ::"l"(x0), "l"(x1), "l"(x2), "l"(x3), "l"(x4) : "memory");
+  }
+#endif
   // One block's results into the row's: flags or'ed, entries' maxima, masses summed.
   __device__ static void add(token_row_results& all, const token_row_results& theirs) {
     all.flag |= theirs.flag;
@@ -140,7 +155,7 @@ struct token_row_blocks<true> {
       a[i] = owner[i];
       b[i] = owner[n + i];
     }
-    cluster.sync();
+    barrier_after_reads(w, all.flag, all.max_entry, all.race_entry, all.kept_mass);
     if (static_cast<int>(threadIdx.x) < count) words[threadIdx.x] = w;
     if (count > 0) __syncthreads();
 #endif
@@ -181,7 +196,8 @@ struct token_row_blocks<true> {
       scratch[n + i] = b[i] + other_b[i];
     }
     const unsigned long long w = add_fields(cluster, 2, mine, all, words, count);
-    cluster.sync();
+    // The words' sums are in scratch.
+    barrier_after_reads(w, all.flag, all.max_entry, all.race_entry, all.kept_mass);
     for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
       a[i] = scratch[i];
       b[i] = scratch[n + i];
@@ -209,7 +225,7 @@ struct token_row_blocks<true> {
       }
       total += c;
     }
-    cluster.sync();
+    barrier_after_reads(static_cast<unsigned long long>(total));  // the entries read are in scratch
     for (int i = static_cast<int>(threadIdx.x); i < total; i += static_cast<int>(blockDim.x)) entry[i] = scratch[i];
     __syncthreads();
     return total;
