@@ -104,7 +104,8 @@ struct token_row_blocks<true> {
   // every remote read is complete before its thread arrives: each value read is either stored to
   // the block's own shared memory before the barrier (a store waits for its data) or passed in
   // here (an asm operand must be in a register before the asm issues), and threads issue in order.
-  // The wait keeps its acquire semantics.
+  // The wait keeps its acquire semantics. Nothing a thread stores before it is published, not even
+  // to its own block: what a block writes for its other threads needs a block barrier after it.
   __device__ static void barrier_after_reads(unsigned long long x0, unsigned long long x1 = 0,
                                              unsigned long long x2 = 0, unsigned long long x3 = 0,
                                              unsigned long long x4 = 0) {
@@ -155,7 +156,9 @@ struct token_row_blocks<true> {
       a[i] = owner[i];
       b[i] = owner[n + i];
     }
-    barrier_after_reads(w, all.flag, all.max_entry, all.race_entry, all.kept_mass);
+    // Not barrier_after_reads: this barrier also publishes a and b, just written, to the block's
+    // other threads.
+    cluster.sync();
     if (static_cast<int>(threadIdx.x) < count) words[threadIdx.x] = w;
     if (count > 0) __syncthreads();
 #endif
@@ -225,7 +228,9 @@ struct token_row_blocks<true> {
       }
       total += c;
     }
-    barrier_after_reads(static_cast<unsigned long long>(total));  // the entries read are in scratch
+    // Not barrier_after_reads: this barrier also publishes scratch, whose words other threads of
+    // the block wrote (the blocks' counts offset them), to the copy below.
+    cluster.sync();
     for (int i = static_cast<int>(threadIdx.x); i < total; i += static_cast<int>(blockDim.x)) entry[i] = scratch[i];
     __syncthreads();
     return total;
