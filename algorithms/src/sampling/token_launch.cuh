@@ -52,8 +52,8 @@ bool needs_histogram(std::int64_t vocab, const token_sampling_params& p) {
   return p.top_ks != nullptr || p.top_ps != nullptr || p.top_p < 1.0f || (p.top_k > 1 && p.top_k < vocab);
 }
 
-// Blocks per row: a cluster of up to 8 (sm_90 and later) when one block per row would leave most
-// multiprocessors idle; 1 otherwise.
+// Blocks per row: a cluster of up to 8 (token_row_blocks.cuh's max_blocks; sm_90 and later) when
+// one block per row would leave most multiprocessors idle; 1 otherwise.
 unsigned blocks_per_row(int device, std::int64_t vocab, std::int64_t output_rows) {
   int sms = 0;
   if (!device_detail::device_has_clusters(device)) return 1;
@@ -61,7 +61,8 @@ unsigned blocks_per_row(int device, std::int64_t vocab, std::int64_t output_rows
   // At most one block per multiprocessor, and at least this many tokens per block (docs/tuning.md).
   constexpr std::int64_t min_tokens_per_block = 8192;
   unsigned blocks = 1;
-  while (blocks < 8 && output_rows * blocks * 2 <= sms && vocab >= min_tokens_per_block * blocks * 2) blocks *= 2;
+  constexpr unsigned max_blocks = token_row_blocks<true>::max_blocks;
+  while (blocks < max_blocks && output_rows * blocks * 2 <= sms && vocab >= min_tokens_per_block * blocks * 2) blocks *= 2;
   return blocks;
 }
 

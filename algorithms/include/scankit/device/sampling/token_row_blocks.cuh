@@ -75,8 +75,7 @@ struct token_row_blocks<true> {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     cluster.sync();
-    token_row_results all;
-    for (unsigned b = 0; b < cluster.num_blocks(); ++b) add(all, *cluster.map_shared_rank(mine, b));
+    const token_row_results all = fields_over(cluster, static_cast<int>(cluster.num_blocks()), mine);
     barrier_after_reads(all.flag, all.max_entry, all.race_entry, all.kept_mass);
     return all;
 #else
@@ -96,14 +95,61 @@ struct token_row_blocks<true> {
     exchange(nullptr, a, b, n, scratch, words, count);
   }
 
+  // The largest cluster (token_launch.cuh's). Loops over a cluster's blocks unroll to it, each
+  // step predicated on the cluster's size, so that a thread issues all its remote loads before it
+  // uses any: it waits for distributed shared memory once per loop, not once per block.
+  static constexpr int max_blocks = 8;
+
  private:
+  // Remote words a thread loads before it uses them, when it copies or adds arrays: enough for the
+  // bins' 2048 words over a block of 384 threads in one round trip.
+  static constexpr int batch = 6;
+
+  // use(i, load(i)) for this thread's i < n (i = threadIdx.x + m blockDim.x), `batch` loads at a
+  // time, all issued before the first use: remote loads then wait for one round trip per batch.
+  template <class Load, class Use>
+  __device__ static void batched(int n, Load load, Use use) {
+    const int step = static_cast<int>(blockDim.x);
+    for (int base = static_cast<int>(threadIdx.x); base < n; base += batch * step) {
+      decltype(load(0)) x[batch] = {};
+#pragma unroll
+      for (int j = 0; j < batch; ++j) {
+        if (base + j * step < n) x[j] = load(base + j * step);
+      }
+#pragma unroll
+      for (int j = 0; j < batch; ++j) {
+        if (base + j * step < n) use(base + j * step, x[j]);
+      }
+    }
+  }
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Every block's fields combined, in every lane of the calling warp (the whole warp calls it; the
+  // cluster's size is a power of two up to 8): lane l reads block l mod 8, so that each octet of
+  // lanes holds them all after one round trip, and a butterfly over the octet combines them.
+  __device__ static token_row_results fields_over(cooperative_groups::cluster_group& cluster, int blocks,
+                                                  const token_row_results* mine) {
+    const int k = static_cast<int>(threadIdx.x & 7);
+    token_row_results x;
+    if (k < blocks) x = *cluster.map_shared_rank(mine, static_cast<unsigned>(k));
+#pragma unroll
+    for (int o = 1; o < max_blocks; o <<= 1) {
+      token_row_results y;
+      y.flag = __shfl_xor_sync(0xffffffffu, x.flag, o);
+      y.max_entry = __shfl_xor_sync(0xffffffffu, x.max_entry, o);
+      y.race_entry = __shfl_xor_sync(0xffffffffu, x.race_entry, o);
+      y.kept_mass = __shfl_xor_sync(0xffffffffu, x.kept_mass, o);
+      add(x, y);
+    }
+    return x;
+  }
   // The cluster barrier after which a block overwrites (or leaves) what the others have read, and
   // that publishes nothing: its arrive is relaxed, without the fence of a releasing arrive (a wait
   // for every memory access of the thread to be performed at GPU scope). What makes it safe is that
   // every remote read is complete before its thread arrives: each value read is either stored to
-  // the block's own shared memory before the barrier (a store waits for its data) or passed in
-  // here (an asm operand must be in a register before the asm issues), and threads issue in order.
+  // the block's own shared memory before the barrier (a store waits for its data), or shuffled to
+  // other lanes (a shuffle waits for its operand), or passed in here (an asm operand must be in a
+  // register before the asm issues), and threads issue in order.
   // The wait keeps its acquire semantics. Nothing a thread stores before it is published, not even
   // to its own block: what a block writes for its other threads needs a block barrier after it.
   __device__ static void barrier_after_reads(unsigned long long x0, unsigned long long x1 = 0,
@@ -141,21 +187,24 @@ struct token_row_blocks<true> {
     const int last = first + share < n ? first + share : n;
     cluster.sync();
     for (int i = first + static_cast<int>(threadIdx.x); i < last; i += static_cast<int>(blockDim.x)) {
-      std::uint32_t sa = 0, sb = 0;
-      for (int k = 0; k < blocks; ++k) {
-        sa += cluster.map_shared_rank(a, k)[i];
-        sb += cluster.map_shared_rank(b, k)[i];
+      std::uint32_t xa[max_blocks], xb[max_blocks];
+#pragma unroll
+      for (int k = 0; k < max_blocks; ++k) {
+        xa[k] = k < blocks ? cluster.map_shared_rank(a, k)[i] : 0u;
+        xb[k] = k < blocks ? cluster.map_shared_rank(b, k)[i] : 0u;
       }
+      std::uint32_t sa = 0, sb = 0;
+#pragma unroll
+      for (int k = 0; k < max_blocks; ++k) sa += xa[k], sb += xb[k];
       scratch[i] = sa;
       scratch[n + i] = sb;
     }
     const unsigned long long w = add_fields(cluster, blocks, mine, all, words, count);
     cluster.sync();
-    for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
+    batched(n, [&](int i) {
       const std::uint32_t* owner = cluster.map_shared_rank(scratch, i / share);
-      a[i] = owner[i];
-      b[i] = owner[n + i];
-    }
+      return uint2{owner[i], owner[n + i]};
+    }, [&](int i, uint2 x) { a[i] = x.x, b[i] = x.y; });
     // Not barrier_after_reads: this barrier also publishes a and b, just written, to the block's
     // other threads.
     cluster.sync();
@@ -166,18 +215,20 @@ struct token_row_blocks<true> {
   }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // Between exchange's first two cluster barriers: every block's fields added into `all` (when
+  // Between exchange's first two cluster barriers: every block's fields combined into `all` (when
   // `mine` is given), and for thread i < count the maximum of word i over the blocks (returned).
+  // Every thread calls it.
   __device__ static unsigned long long add_fields(cooperative_groups::cluster_group& cluster, int blocks,
                                                   const token_row_results* mine, token_row_results& all,
                                                   unsigned long long* words, int count) {
+    if (mine != nullptr) all = fields_over(cluster, blocks, mine);
     unsigned long long w = 0;
-    for (int k = 0; k < blocks; ++k) {
-      if (mine != nullptr) add(all, *cluster.map_shared_rank(mine, k));
-      if (static_cast<int>(threadIdx.x) < count) {
-        const unsigned long long x = cluster.map_shared_rank(words, k)[threadIdx.x];
-        w = x > w ? x : w;
-      }
+    if (static_cast<int>(threadIdx.x) < count) {
+      unsigned long long x[max_blocks];
+#pragma unroll
+      for (int k = 0; k < max_blocks; ++k) x[k] = k < blocks ? cluster.map_shared_rank(words, k)[threadIdx.x] : 0ull;
+#pragma unroll
+      for (int k = 0; k < max_blocks; ++k) w = x[k] > w ? x[k] : w;
     }
     return w;
   }
@@ -194,10 +245,8 @@ struct token_row_blocks<true> {
     const unsigned other = 1u - cluster.block_rank();
     const std::uint32_t* other_a = cluster.map_shared_rank(a, other);
     const std::uint32_t* other_b = cluster.map_shared_rank(b, other);
-    for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
-      scratch[i] = a[i] + other_a[i];
-      scratch[n + i] = b[i] + other_b[i];
-    }
+    batched(n, [&](int i) { return uint2{other_a[i], other_b[i]}; },
+            [&](int i, uint2 x) { scratch[i] = a[i] + x.x, scratch[n + i] = b[i] + x.y; });
     const unsigned long long w = add_fields(cluster, 2, mine, all, words, count);
     // The words' sums are in scratch.
     barrier_after_reads(w, all.flag, all.max_entry, all.race_entry, all.kept_mass);
@@ -218,16 +267,28 @@ struct token_row_blocks<true> {
   __device__ static int gather(unsigned long long* entry, const int* count, unsigned long long* scratch) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    const int blocks = static_cast<int>(cluster.num_blocks());
     cluster.sync();
+    // Every block's count, then the entries in batches, each entry's block found from the counts'
+    // prefix sums (the block k with first[k] <= i < first[k + 1]; an empty block is passed over).
+    int first[max_blocks];
+#pragma unroll
+    for (int k = 0; k < max_blocks; ++k) first[k] = k < blocks ? *cluster.map_shared_rank(count, k) : 0;
     int total = 0;
-    for (unsigned k = 0; k < cluster.num_blocks(); ++k) {
-      const int c = *cluster.map_shared_rank(count, k);
-      const unsigned long long* theirs = cluster.map_shared_rank(entry, k);
-      for (int i = static_cast<int>(threadIdx.x); i < c; i += static_cast<int>(blockDim.x)) {
-        scratch[total + i] = theirs[i];
-      }
+#pragma unroll
+    for (int k = 0; k < max_blocks; ++k) {
+      const int c = first[k];
+      first[k] = total;
       total += c;
     }
+    batched(total, [&](int i) {
+      int k = 0, k_first = 0;  // selects: an array indexed at run time would live in local memory
+#pragma unroll
+      for (int m = 1; m < max_blocks; ++m) {
+        if (m < blocks && first[m] <= i) k = m, k_first = first[m];
+      }
+      return cluster.map_shared_rank(entry, static_cast<unsigned>(k))[i - k_first];
+    }, [&](int i, unsigned long long x) { scratch[i] = x; });
     // Not barrier_after_reads: this barrier also publishes scratch, whose words other threads of
     // the block wrote (the blocks' counts offset them), to the copy below.
     cluster.sync();
