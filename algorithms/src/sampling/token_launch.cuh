@@ -62,7 +62,9 @@ unsigned blocks_per_row(int device, std::int64_t vocab, std::int64_t output_rows
   constexpr std::int64_t min_tokens_per_block = 8192;
   unsigned blocks = 1;
   constexpr unsigned max_blocks = token_row_blocks<true>::max_blocks;
-  while (blocks < max_blocks && output_rows * blocks * 2 <= sms && vocab >= min_tokens_per_block * blocks * 2) blocks *= 2;
+  while (blocks < max_blocks && output_rows * blocks * 2 <= sms && vocab >= min_tokens_per_block * blocks * 2) {
+    blocks *= 2;
+  }
   return blocks;
 }
 
@@ -93,26 +95,44 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
   SCANKIT_CUDA_CHECK(cudaGetDevice(&device));
   const unsigned blocks = blocks_per_row(device, vocab, output_rows);
   // Rows without a histogram run the kernel without its filters, and use no dynamic shared memory.
-  auto launch = [&](auto filtered) {
+  // `values`' kernel runs the rows in clusters of up to `blocks`, as many blocks as let every row's
+  // cluster run at once (a clustered kernel keeps one block per multiprocessor, and a cluster's
+  // blocks share a GPU processing cluster); rows in one block each run `single`'s kernel.
+  auto launch_rows = [&](auto filtered, auto values, auto single) {
     constexpr bool with_filters = decltype(filtered)::value;
     constexpr std::size_t smem = with_filters ? sizeof(token_shared) : 0;
-    if (blocks > 1) {
-      constexpr auto clustered = token_sampler_kernel<T, true, with_filters>;
-      if (smem != 0) device_detail::allow_dynamic_shared_memory<clustered>(device, smem);
+    constexpr auto clustered = token_sampler_kernel<T, true, with_filters, decltype(values)::value>;
+    constexpr auto kernel = token_sampler_kernel<T, false, with_filters, decltype(single)::value>;
+    unsigned cluster = blocks;
+    if (cluster > 1 && smem != 0) device_detail::allow_dynamic_shared_memory<clustered>(device, smem);
+    auto resident = [&] { return device_detail::resident_clusters<clustered>(device, cluster, token_threads, smem); };
+    while (cluster > 1 && resident() < output_rows) cluster /= 2;
+    if (cluster > 1) {
       device_detail::launch_kernel_cluster("token_sampler_kernel (clustered)", clustered,
-                                           dim3(static_cast<unsigned>(output_rows) * blocks), dim3(token_threads),
-                                           blocks, smem, stream, args);
+                                           dim3(static_cast<unsigned>(output_rows) * cluster), dim3(token_threads),
+                                           cluster, smem, stream, args);
       return;
     }
-    constexpr auto kernel = token_sampler_kernel<T, false, with_filters>;
     if (smem != 0) device_detail::allow_dynamic_shared_memory<kernel>(device, smem);
     device_detail::launch_kernel_smem("token_sampler_kernel", kernel, dim3(static_cast<unsigned>(output_rows)),
                                       dim3(token_threads), smem, stream, args);
   };
+  // Each kind of values runs a kernel compiled for it alone, except unfiltered probabilities in one
+  // block per row, which run faster in the kernel for either kind (docs/tuning.md).
+  using either = std::integral_constant<token_kernel_values, token_kernel_values::either>;
+  using probabilities = std::integral_constant<token_kernel_values, token_kernel_values::probabilities>;
+  using logits = std::integral_constant<token_kernel_values, token_kernel_values::logits>;
+  const bool of_logits = p.values == token_values::logits;
   if (needs_histogram(vocab, p)) {
-    launch(std::true_type{});
+    if (of_logits) {
+      launch_rows(std::true_type{}, logits{}, logits{});
+    } else {
+      launch_rows(std::true_type{}, probabilities{}, probabilities{});
+    }
+  } else if (of_logits) {
+    launch_rows(std::false_type{}, logits{}, logits{});
   } else {
-    launch(std::false_type{});
+    launch_rows(std::false_type{}, probabilities{}, either{});
   }
 }
 

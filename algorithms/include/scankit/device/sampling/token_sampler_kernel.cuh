@@ -106,6 +106,10 @@ struct token_proposal {
 
 // ---- the kernel ----------------------------------------------------------------------------------
 
+// The kind of values a kernel is compiled for: either (the launch's params.logits tells), or one
+// of them, whose kernel then holds none of the other's code (docs/tuning.md).
+enum class token_kernel_values { either, probabilities, logits };
+
 // Clustered: a cluster of blocks per row (token_row_blocks.cuh). Each block reads its slice of the
 // row in every pass; what a pass counts or races is combined over the cluster before anything
 // depends on it, so every block holds the same histograms, candidates and thresholds, every exit
@@ -113,7 +117,8 @@ struct token_proposal {
 // Filtered: false when no row of the launch has top-k or top-p (the host knows it from scalar
 // parameters): the histogram passes are then not compiled, and the kernel that plain, min-p and
 // greedy rows run is a small part of the whole, which the multiprocessors fetch in less time.
-template <class T, bool Clustered, bool Filtered>
+// Values: the kind of values compiled for (token_kernel_values).
+template <class T, bool Clustered, bool Filtered, token_kernel_values Values>
 __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) {
   extern __shared__ __align__(16) unsigned char token_smem[];
   token_shared& sm = *reinterpret_cast<token_shared*>(token_smem);
@@ -169,7 +174,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   auto for_each_group = [&](auto body, auto done) {
     token_for_each_full_group<4, Filtered>(row, vocab, body, done, slice);
   };
-  const bool logits = a.params.logits;
+  const bool logits = Values == token_kernel_values::either ? a.params.logits : Values == token_kernel_values::logits;
   const bool greedy = st.temperature == 0.0f || st.top_k == 1;
   const bool k_active = !greedy && st.top_k > 0 && st.top_k < vocab;
   const bool p_active = !greedy && st.top_p < 1.0f;
@@ -1130,12 +1135,15 @@ constexpr bool token_arch_has_clusters = false;
 constexpr bool token_arch_has_clusters = true;
 #endif
 
-template <class T, bool Clustered, bool Filtered>
-__global__ void __launch_bounds__(token_threads, 2) token_sampler_kernel(const token_kernel_args<T> a) {
+// Two blocks per multiprocessor, or one for the clustered kernel, whose launches never hold more
+// blocks than the device has multiprocessors (token_launch.cuh): it takes the registers of two,
+// and spills none (docs/tuning.md).
+template <class T, bool Clustered, bool Filtered, token_kernel_values Values>
+__global__ void __launch_bounds__(token_threads, Clustered ? 1 : 2) token_sampler_kernel(const token_kernel_args<T> a) {
   if constexpr (Clustered && !token_arch_has_clusters) {
     __trap();
   } else {
-    token_sample_row<T, Clustered, Filtered>(a);
+    token_sample_row<T, Clustered, Filtered, Values>(a);
   }
 }
 

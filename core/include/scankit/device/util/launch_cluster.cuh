@@ -67,24 +67,29 @@ void allow_nonportable_clusters(int device) {
   });
 }
 
-// Whether one cluster of `cluster_blocks` blocks of Kernel (block_threads threads, `bytes` of
-// dynamic shared memory, already allowed; above 8 blocks, allow_nonportable_clusters first) fits
-// the device: a cluster's blocks run on the multiprocessors of one GPU processing cluster, which
-// a partition of the GPU (MIG) may not have. Asked once per kernel, device and size (up to 16
+// How many clusters of `cluster_blocks` blocks of Kernel (block_threads threads, `bytes` of
+// dynamic shared memory, already allowed; above 8 blocks, allow_nonportable_clusters first) the
+// device runs at once: a cluster's blocks run on the multiprocessors of one GPU processing cluster,
+// which a partition of the GPU (MIG) may not have. Asked once per kernel, device and size (up to 16
 // blocks). A failed query (it may report an earlier launch's error, which stays for the caller to
-// see) counts as no, and is asked again.
+// see) counts as none, and is asked again.
 template <auto Kernel>
-bool cluster_fits(int device, unsigned cluster_blocks, unsigned block_threads, std::size_t bytes) {
+int resident_clusters(int device, unsigned cluster_blocks, unsigned block_threads, std::size_t bytes) {
   constexpr unsigned cached_sizes = 17;
-  static per_device<int> known[cached_sizes];  // by cluster size: 1 fits, 2 does not
+  static per_device<int> known[cached_sizes];  // by cluster size: the count + 1
   const int kept = cluster_blocks < cached_sizes ? known[cluster_blocks].known(device) : 0;
-  if (kept != 0) return kept == 1;
+  if (kept != 0) return kept - 1;
   const cluster_launch_config launch(dim3(cluster_blocks), dim3(block_threads), cluster_blocks, bytes, nullptr);
   int clusters = 0;
-  if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &launch.config) != cudaSuccess) return false;
-  const bool fits = clusters > 0;
-  if (cluster_blocks < cached_sizes) known[cluster_blocks].remember(device, fits ? 1 : 2);
-  return fits;
+  if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &launch.config) != cudaSuccess) return 0;
+  if (cluster_blocks < cached_sizes) known[cluster_blocks].remember(device, clusters + 1);
+  return clusters;
+}
+
+// Whether one cluster of `cluster_blocks` blocks of Kernel fits the device (resident_clusters).
+template <auto Kernel>
+bool cluster_fits(int device, unsigned cluster_blocks, unsigned block_threads, std::size_t bytes) {
+  return resident_clusters<Kernel>(device, cluster_blocks, block_threads, bytes) > 0;
 }
 
 }  // namespace scankit::device_detail
