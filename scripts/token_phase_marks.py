@@ -13,6 +13,10 @@ are those of the last combine with a histogram (pass 1's, unless a later pass su
   scripts/token_phase_marks.py OUTDIR    # after build/ is built; writes OUTDIR/token_phase_marks
   OUTDIR/token_phase_marks               # on the GPU machine
 
+With --twice every block samples its row twice and the marks are the second time's: a phase that
+is much faster then waited for its code to be fetched. weights(w) is the first pick warp's mark
+after the barrier that thread 0 marks as weights.
+
 An anchor the kernel no longer has stops the script with its text: move the mark.
 """
 import argparse
@@ -48,7 +52,7 @@ MARKS = [
     (KERNEL, "    if (i >= 0) pick(first_entries[i], 0u, token_draw::first, &picked[i], i, &picked_value[i]);\n",
      "    TMARK_AT(14, token_threads - 32 * token_first_proposals);\n", "after"),
     (KERNEL, "      st.bin_p = -1;  // b_p (highest non-empty bin meeting the target)\n    }\n    __syncthreads();\n",
-     "    TMARK(5);\n", "after"),
+     "    TMARK(5); TMARK_AT(15, token_threads - 32 * token_first_proposals);\n", "after"),
     (KERNEL, "    token_scan_bins(sm);\n    __syncthreads();\n", "    TMARK(6);\n", "after"),
     (KERNEL, "    mass_all = token_mass_at(sm, b_min, sm.mass[b_min], u_max, rule);\n", "    TMARK(16);\n", "after"),
     (KERNEL, "    const std::uint32_t candidates = sm.count_incl[lo] - sm.count_incl[hi + 1];", "    TMARK(7);\n",
@@ -58,6 +62,9 @@ MARKS = [
     (KERNEL, "    unsigned exact_in = 0;\n", "    TMARK(9);\n", "before"),
     (KERNEL, "      if (leader && threadIdx.x == 0) a.tokens[r] = settled;\n      return;\n",
      "      if (leader && threadIdx.x == 0) a.tokens[r] = settled;\n      TMARK(13); TGT(30);\n      return;\n",
+     "replace"),
+    (KERNEL, "        if (leader && threadIdx.x == 0) a.tokens[r] = token;\n        return;\n",
+     "        if (leader && threadIdx.x == 0) a.tokens[r] = token;\n        TMARK(13); TGT(30);\n        return;\n",
      "replace"),
     (KERNEL, "  if (threadIdx.x == 0) st.candidate_count = 0, st.deferred_count = 0;\n  __syncthreads();\n",
      "  TMARK(10);\n", "after"),
@@ -74,8 +81,8 @@ MARKS = [
      "    TMARK(21);\n", "after"),
 ]
 NAMES = [(1, "row"), (2, "rule"), (3, "pass1"), (20, "c1"), (21, "c2"), (4, "combined"), (14, "pick(w)"),
-         (5, "weights"), (6, "scan"), (16, "mass"), (7, "searches"), (8, "settle"), (9, "verdicts"),
-         (10, "pass2 start"), (11, "pass2"), (12, "combined2"), (13, "end")]
+         (5, "weights"), (15, "weights(w)"), (6, "scan"), (16, "mass"), (7, "searches"), (8, "settle"),
+         (9, "verdicts"), (10, "pass2 start"), (11, "pass2"), (12, "combined2"), (13, "end")]
 
 READER = r'''
 void token_marks_read(unsigned long long* host, int n, bool reset) {
@@ -172,7 +179,15 @@ int main() {
 '''
 
 
-def insert_marks(root):
+TWICE = ("    token_sample_row<T, Clustered, Filtered, Values>(a);\n",
+         "    token_sample_row<T, Clustered, Filtered, Values>(a);\n    __syncthreads();\n"
+         "    if constexpr (Clustered) {\n"
+         "      asm volatile(\"barrier.cluster.arrive;\\n\\tbarrier.cluster.wait;\" ::: \"memory\");\n"
+         "    }\n"
+         "    token_sample_row<T, Clustered, Filtered, Values>(a);\n")
+
+
+def insert_marks(root, twice=False):
     for rel, anchor, text, where in MARKS:
         path = root / rel
         source = path.read_text()
@@ -180,6 +195,12 @@ def insert_marks(root):
             sys.exit(f"token_phase_marks: {rel} holds this anchor {source.count(anchor)} times, not once:\n{anchor}")
         new = {"after": anchor + text, "before": text + anchor, "replace": text}[where]
         path.write_text(source.replace(anchor, new))
+    if twice:  # every block samples its row twice; the marks are the second time's (code fetched)
+        path = root / KERNEL
+        source = path.read_text()
+        if source.count(TWICE[0]) != 1:
+            sys.exit("token_phase_marks: the kernel's call of token_sample_row is not there once")
+        path.write_text(source.replace(TWICE[0], TWICE[1]))
     tokens = root / "algorithms/src/sampling/sampling_tokens.cu"
     source = tokens.read_text()
     anchor = "void advance_sampling_offsets("
@@ -198,6 +219,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=pathlib.Path, help="folder for the copy and the driver")
     parser.add_argument("--build", type=pathlib.Path, default=REPO / "build")
+    parser.add_argument("--twice", action="store_true",
+                        help="every block samples its row twice and marks the second time, whose code "
+                             "the multiprocessor has already fetched")
     args = parser.parse_args()
     out, build = args.out.resolve(), args.build.resolve()
     src = out / "src"
@@ -205,7 +229,7 @@ def main():
         shutil.rmtree(src)
     for part in ("algorithms", "core"):
         shutil.copytree(REPO / part, src / part)
-    insert_marks(src)
+    insert_marks(src, args.twice)
     includes = [f"-I{src}/algorithms/include", f"-I{src}/core/include", f"-I{build}/core/include"]
     flags = cuda_flags(build)
     obj = out / "sampling_tokens.cu.o"  # the archive member it replaces has this name
