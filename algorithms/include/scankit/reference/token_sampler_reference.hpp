@@ -490,12 +490,25 @@ inline draw_result draw(const float* v, std::int64_t vocab, const row_reference&
   const chunk_weights w = chunk_of(v, vocab, ref, threshold, r.chunk);
   const float target =
       static_cast<float>(chunk_words(seed, offset, r.chunk, words.pick_base).x[words.pick_word]) * 0x1p-32f * w.w;
-  float run = 0.0f;
+  // The running weights in the device's order (token_octet_pick): each lane's four tokens in
+  // order, on top of an inclusive scan (steps 1, 2, 4) of the eight lanes' totals.
+  constexpr int lanes = chunk_tokens / 4;
+  float lane_run[chunk_tokens], inclusive[lanes];
+  for (int l = 0; l < lanes; ++l) {
+    float total = 0.0f;
+    for (int q = 4 * l; q < 4 * l + 4; ++q) lane_run[q] = total = total + (w.kept[q] ? w.a[q] : 0.0f);
+    inclusive[l] = total;
+  }
+  for (int o = 1; o < lanes; o <<= 1) {
+    float next[lanes];
+    for (int l = 0; l < lanes; ++l) next[l] = l >= o ? inclusive[l - o] + inclusive[l] : inclusive[l];
+    std::copy(next, next + lanes, inclusive);
+  }
   int chosen = -1, last = -1;
   double nearest = INFINITY;
   for (int q = 0; q < chunk_tokens; ++q) {
     if (!w.kept[q]) continue;
-    run = run + w.a[q];
+    const float run = (q < 4 ? 0.0f : inclusive[q / 4 - 1]) + lane_run[q];
     if (chosen < 0 && run > target) chosen = q;
     last = q;
     const double gap = std::fabs(double(run) - double(target));

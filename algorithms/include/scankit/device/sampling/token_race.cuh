@@ -100,6 +100,56 @@ __device__ __forceinline__ token_chunk token_octet_chunk(const bool (&kept)[4], 
   return token_chunk{m, x};
 }
 
+// The inverse CDF inside a race's winning chunk, held by lanes 0-7 as token_octet_chunk's are (all
+// 32 lanes call it; the other lanes keep nothing): the first kept token, in index order, whose
+// running weight exceeds `target`, or the last kept one when rounding leaves the chunk's total at
+// or below it; its index in the chunk (-1: nothing kept) and its value, in every lane. A token's
+// running weight is its lane's own running sum (the lane's four in order) added to the weight of
+// the lanes below, an inclusive scan of the octet's lane totals (shuffles up by 1, 2 and 4), so the
+// walk is three shuffles deep, not 32 additions. token_sampler_reference.hpp adds in this order.
+struct token_chunk_pick {
+  int index;
+  float value;
+};
+__device__ __forceinline__ token_chunk_pick token_octet_pick(const bool (&kept)[4], const float (&s)[4],
+                                                            const float (&v)[4], const token_chunk& c, bool raw,
+                                                            float target) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int l = lane & 7;
+  float run[4];
+  float total = 0.0f;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    total = __fadd_rn(total, kept[q] ? token_chunk_weight(s[q], v[q], c.m, raw) : 0.0f);
+    run[q] = total;
+  }
+  float inclusive = total;
+#pragma unroll
+  for (int o = 1; o < 8; o <<= 1) {
+    const float y = __shfl_up_sync(0xffffffffu, inclusive, o);
+    if (l >= o) inclusive = __fadd_rn(y, inclusive);
+  }
+  float below = __shfl_up_sync(0xffffffffu, inclusive, 1);
+  if (l == 0) below = 0.0f;
+  int first = -1, last = -1;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    if (!kept[q]) continue;
+    if (first < 0 && __fadd_rn(below, run[q]) > target) first = q;
+    last = q;
+  }
+  const unsigned hit = __ballot_sync(0xffffffffu, lane < 8 && first >= 0);
+  const unsigned any = __ballot_sync(0xffffffffu, lane < 8 && last >= 0);
+  const int mine = hit != 0 ? first : last;
+  // A select, not an index: an array indexed at run time would live in local memory.
+  const float mine_v = mine == 0 ? v[0] : mine == 1 ? v[1] : mine == 2 ? v[2] : v[3];
+  const int src = hit != 0 ? __ffs(hit) - 1 : any != 0 ? 31 - __clz(any) : 0;
+  const int q = __shfl_sync(0xffffffffu, mine, src);
+  const float value = __shfl_sync(0xffffffffu, mine_v, src);
+  if (any == 0) return token_chunk_pick{-1, 0.0f};
+  return token_chunk_pick{4 * src + q, value};
+}
+
 // A race entry ordered by score, then by the lower index: the block's winner is the max.
 __device__ __forceinline__ unsigned long long token_race_entry(float score, std::int64_t index) {
   return (static_cast<unsigned long long>(token_key(score)) << 32) |
@@ -141,28 +191,46 @@ struct token_race_batch {
     }
   }
   // The first proposals' N races (probabilities at T = 1) from the same chunks, race i scored by
-  // W / E of word i of each chunk's draw (token_ratio_score), run straight into the block's race
-  // entries `entries` (shared memory, zeroed before the pass). A chunk whose score is below the
-  // entry a thread reads is skipped (token_ratio_below): that entry is the score of some chunk
-  // of the block (entries only grow, through atomicMax, and a 64-bit shared load is one access),
-  // so the skipped chunk cannot win. Every chunk that is not skipped is added with atomicMax, so
-  // after the pass's barrier each entry is the block's maximum. Once a block has met a few
-  // hundred chunks nearly every chunk is skipped, which leaves one Philox draw per 32 tokens.
+  // W / E of word i of each chunk's draw (token_ratio_score), run into the block's race entries
+  // `entries` (shared memory, zeroed before the pass). A chunk whose score is below the entry a
+  // thread reads is skipped (token_ratio_below): that entry is the score of some chunk of the block
+  // (entries only grow, through atomicMax, and a 64-bit shared load is one access), so the skipped
+  // chunk cannot win. The warp's chunks that are not skipped meet in a shuffle maximum per race,
+  // and one lane adds it with atomicMax: the block's first flushes, before any entry holds a score
+  // to skip against, would otherwise send every chunk of the block to the same four words. After
+  // the pass's barrier each entry is the block's maximum. Once a block has met a few hundred chunks
+  // nearly every chunk is skipped, which leaves one Philox draw per 32 tokens. Every lane of the
+  // warp calls this.
   template <int N>
   __device__ __forceinline__ void flush_ratio(std::uint64_t seed, std::uint64_t offset, std::uint64_t base,
                                               unsigned long long* entries) {
     static_assert(N <= 4, "a draw has four words");
-    if (__any_sync(0xffffffffu, chunk >= 0) && chunk >= 0) {
-      const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
+    if (__any_sync(0xffffffffu, chunk >= 0)) {
+      unsigned long long better[N] = {};  // this lane's entries above what it read (0: none)
+      if (chunk >= 0) {
+        const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+          const unsigned long long current = *static_cast<volatile unsigned long long*>(&entries[i]);
+          if (current != 0 &&
+              token_ratio_below(held.w, words.x[i], token_value(static_cast<std::uint32_t>(current >> 32)))) {
+            continue;
+          }
+          const unsigned long long entry = token_race_entry(token_ratio_score(held.w, words.x[i]), chunk);
+          if (entry > current) better[i] = entry;
+        }
+      }
 #pragma unroll
       for (int i = 0; i < N; ++i) {
-        const unsigned long long current = *static_cast<volatile unsigned long long*>(&entries[i]);
-        if (current != 0 &&
-            token_ratio_below(held.w, words.x[i], token_value(static_cast<std::uint32_t>(current >> 32)))) {
-          continue;
+        unsigned long long x = better[i];
+        if (__any_sync(0xffffffffu, x != 0)) {
+#pragma unroll
+          for (int o = 16; o > 0; o >>= 1) {
+            const unsigned long long y = __shfl_xor_sync(0xffffffffu, x, o);
+            x = y > x ? y : x;
+          }
+          if ((threadIdx.x & 31) == 0) atomicMax(&entries[i], x);
         }
-        const unsigned long long entry = token_race_entry(token_ratio_score(held.w, words.x[i]), chunk);
-        if (entry > current) atomicMax(&entries[i], entry);
       }
     }
     chunk = -1;

@@ -400,7 +400,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   };
   // The token of a race's winning chunk (`entry`; 0: none): its kept weights again (the same lanes,
   // the same sums), then the inverse CDF of Philox word `word` of the chunk's pick draw
-  // (token_pick_base), one lane walking the chunk in index order. Called by a whole warp, whose
+  // (token_pick_base) over the chunk in index order (token_octet_pick). Called by a whole warp, whose
   // first lane writes the token to `out` (and its value to `out_value`, when given).
   auto pick = [&](unsigned long long entry, std::uint32_t floor, token_draw draw, std::int32_t* out, int word = 1,
                   float* out_value = nullptr) {
@@ -421,29 +421,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // A select, not an index: an array indexed at run time would live in local memory.
     const std::uint32_t u = word == 0 ? words.x[0] : word == 1 ? words.x[1] : word == 2 ? words.x[2] : words.x[3];
     const float target = static_cast<float>(u) * 0x1p-32f * c.w;
-    float run = 0.0f;
-    int chosen = -1, last = -1;
-    float chosen_v = 0.0f, last_v = 0.0f;
-    for (int l = 0; l < 8; ++l) {  // lane l's four tokens, in index order
-      bool kl[4];
-      float sl[4], vl[4];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        kl[q] = __shfl_sync(full_warp_mask, kept[q], l) != 0;
-        sl[q] = __shfl_sync(full_warp_mask, sc[q], l);
-        vl[q] = __shfl_sync(full_warp_mask, v[q], l);
-      }
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        if (!kl[q]) continue;
-        run = __fadd_rn(run, token_chunk_weight(sl[q], vl[q], c.m, raw));
-        if (chosen < 0 && run > target) chosen = 4 * l + q, chosen_v = vl[q];
-        last = 4 * l + q, last_v = vl[q];
-      }
-    }
+    const token_chunk_pick chosen = token_octet_pick(kept, sc, v, c, raw, target);
     if (lane_id() == 0) {
-      *out = static_cast<std::int32_t>(chunk * 32 + (chosen >= 0 ? chosen : last));
-      if (out_value != nullptr) *out_value = chosen >= 0 ? chosen_v : last_v;
+      *out = static_cast<std::int32_t>(chunk * 32 + chosen.index);
+      if (out_value != nullptr) *out_value = chosen.value;
     }
   };
   // The first proposals' tokens (they need no threshold): picked by the last four warps now, so
@@ -457,6 +438,35 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     if (i >= 0) pick(first_entries[i], 0u, token_draw::first, &picked[i], i, &picked_value[i]);
     if (threadIdx.x == 0) picked[token_first_proposals] = picked[token_first_proposals + 1] = -1;
   }
+
+  // The proposals (token_sampler.hpp; see below for how they settle).
+  using proposal = token_proposal;
+  // The proposals live in shared memory (registers are short in the passes between).
+  __shared__ proposal proposed[proposal_count];
+  // After the picks into picked[i] and picked_value[i]: the proposals first .. first + count - 1,
+  // written by the first lanes of warps 0 .. count - 1 and read by all after the barrier.
+  auto settle = [&](int first, int count) {
+    const int i = first + warp_id();
+    if (warp_id() < count && lane_id() == 0) {
+      proposal p{picked[i], 0u, false};
+      if (p.token >= 0) {
+        const float v0 = picked_value[i];
+        p.key = token_key(token_order_value(v0, rule));
+        p.min_p = !minp_active || token_min_p_keeps(v0, token_score(v0, rule), min_p_bound);
+      }
+      proposed[i] = p;
+    }
+    __syncthreads();
+  };
+  auto in_k = [&](const proposal& p, std::uint32_t floor) { return p.token >= 0 && p.min_p && p.key >= floor; };
+  // The token the proposals give once tau is exact: the first in K, or -1 for none (P5 and P6 are
+  // none unless the retry drew them).
+  auto first_in_k = [&](std::uint32_t exact_tau) {
+    for (int i = 0; i < proposal_count; ++i) {
+      if (in_k(proposed[i], exact_tau)) return proposed[i].token;
+    }
+    return std::int32_t{-1};
+  };
 
   // The thresholds: either the collect range [lo, hi] of bins (fast) or tau itself (refined).
   std::uint32_t tau = 0;          // keep keys >= tau
@@ -477,6 +487,37 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       st.bin_p = -1;  // b_p (highest non-empty bin meeting the target)
     }
     __syncthreads();
+    // Clustered rows of probabilities at T = 1: most settle on a proposal whose bin lies wholly
+    // above tau's or wholly below it, which the bins' weights tell without the thresholds: P is in
+    // K when the weight of its bin and the bins above is below the target, out when the bins above
+    // alone reach it (the mass at or above key(P) + 1 lies between the two). These sums add the
+    // bins in another order than token_scan_bins, within 2^-40 of its sums; the verdicts keep a
+    // margin of 2^-30 of the target and leave the rest to the thresholds, so every verdict is the
+    // exact tau's. The sums are the same in every block of a cluster, which all leave here alike.
+    // Logits rows' bins are too wide for this to settle most of them, and the kernel of one block
+    // per row spills more registers with it (docs/tuning.md).
+    if (Clustered && proposals && raw && !want_mass) {
+      settle(0, token_first_proposals);
+      int bins[token_first_proposals];
+#pragma unroll
+      for (int i = 0; i < token_first_proposals; ++i) {
+        bins[i] = proposed[i].token >= 0 ? token_bin(proposed[i].key) : -1;
+      }
+      const token_bin_sums sums = token_sums_around(sm, bins);
+      const double target = static_cast<double>(st.top_p) * sums.all;
+      constexpr double margin = 0x1p-30;
+      std::int32_t token = -1;
+      for (int i = 0; i < token_first_proposals; ++i) {
+        const proposal& p = proposed[i];
+        if (p.token < 0 || !p.min_p || sums.above[i] >= target * (1.0 + margin)) continue;  // out
+        if (sums.above[i] + sums.at[i] < target * (1.0 - margin)) token = p.token;  // in
+        break;  // in, or in tau's bin: the thresholds judge it
+      }
+      if (token >= 0) {
+        if (leader && threadIdx.x == 0) a.tokens[r] = token;
+        return;
+      }
+    }
     token_scan_bins(sm);
     __syncthreads();
     const std::uint32_t k = static_cast<std::uint32_t>(st.top_k);
@@ -523,33 +564,6 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   // decides when all miss. A proposal above the sure floor is in K whatever tau is, one below the
   // floor of K's candidates is not; for one between, a pass counts bin lo's 2048 sub-bins, which
   // places tau in one of them and settles nearly every proposal without pass 2.
-  using proposal = token_proposal;
-  // The proposals live in shared memory (registers are short in the passes between).
-  __shared__ proposal proposed[proposal_count];
-  // After the picks into picked[i] and picked_value[i]: the proposals first .. first + count - 1,
-  // written by the first lanes of warps 0 .. count - 1 and read by all after the barrier.
-  auto settle = [&](int first, int count) {
-    const int i = first + warp_id();
-    if (warp_id() < count && lane_id() == 0) {
-      proposal p{picked[i], 0u, false};
-      if (p.token >= 0) {
-        const float v0 = picked_value[i];
-        p.key = token_key(token_order_value(v0, rule));
-        p.min_p = !minp_active || token_min_p_keeps(v0, token_score(v0, rule), min_p_bound);
-      }
-      proposed[i] = p;
-    }
-    __syncthreads();
-  };
-  auto in_k = [&](const proposal& p, std::uint32_t floor) { return p.token >= 0 && p.min_p && p.key >= floor; };
-  // The token the proposals give once tau is exact: the first in K, or -1 for none (P5 and P6 are
-  // none unless the retry drew them).
-  auto first_in_k = [&](std::uint32_t exact_tau) {
-    for (int i = 0; i < proposal_count; ++i) {
-      if (in_k(proposed[i], exact_tau)) return proposed[i].token;
-    }
-    return std::int32_t{-1};
-  };
   std::int32_t settled = -1;  // the row's token, when a proposal is surely in K before pass 2
   // A row with optional outputs whose deciding proposal lies in tau's bin or sub-bin: its pass 2
   // finds the exact tau anyway, which then judges the proposals (the same verdict the race path's

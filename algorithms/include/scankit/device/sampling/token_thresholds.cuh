@@ -310,6 +310,54 @@ inline __device__ void token_scan_bins(token_shared& sm) {
   if (threadIdx.x == 0) sm.count_incl[token_bins] = 0;
 }
 
+// Before token_scan_bins, with each bin's own weight in w_above: for each of the bins b_i
+// (b_i < 0: none), the weight of the bins above b_i and of b_i itself, and the weight of all bins.
+// Every thread calls it and gets the same sums: each thread adds the bins token_scan_bins gives it,
+// and the warps' sums are added in warp order. The next barrier ends its reads of the warps' sums.
+constexpr int token_sum_bins = 4;
+struct token_bin_sums {
+  double above[token_sum_bins], at[token_sum_bins], all;
+};
+inline __device__ token_bin_sums token_sums_around(const token_shared& sm, const int (&bins)[token_sum_bins]) {
+  constexpr int per_thread = (token_bins + token_threads - 1) / token_threads;
+  constexpr int warps = token_threads / 32;
+  constexpr int fields = 2 * token_sum_bins + 1;
+  __shared__ double warp_sums[warps][fields];
+  const int top = token_bins - 1 - static_cast<int>(threadIdx.x) * per_thread;
+  double x[fields] = {};
+#pragma unroll
+  for (int j = 0; j < per_thread; ++j) {
+    const int b = top - j;
+    const double w = b >= 0 ? sm.w_above[b] : 0.0;
+#pragma unroll
+    for (int i = 0; i < token_sum_bins; ++i) {
+      x[i] += b > bins[i] ? w : 0.0;
+      x[token_sum_bins + i] += b == bins[i] ? w : 0.0;
+    }
+    x[2 * token_sum_bins] += w;
+  }
+#pragma unroll
+  for (int f = 0; f < fields; ++f) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) x[f] += __shfl_xor_sync(full_warp_mask, x[f], o);
+  }
+  if (lane_id() == 0) {
+#pragma unroll
+    for (int f = 0; f < fields; ++f) warp_sums[warp_id()][f] = x[f];
+  }
+  __syncthreads();
+  token_bin_sums sums{};
+  for (int w = 0; w < warps; ++w) {
+#pragma unroll
+    for (int i = 0; i < token_sum_bins; ++i) {
+      sums.above[i] += warp_sums[w][i];
+      sums.at[i] += warp_sums[w][token_sum_bins + i];
+    }
+    sums.all += warp_sums[w][2 * token_sum_bins];
+  }
+  return sums;
+}
+
 // The weight of tokens of `bin` at or above some key whose integer mass there is `mass_int`.
 __device__ __forceinline__ double token_mass_at(const token_shared& sm, int bin, std::uint64_t mass_int, float u_max,
                                                 const token_row_rule& rule) {
