@@ -71,7 +71,8 @@ void allow_nonportable_clusters(int device) {
 // dynamic shared memory, already allowed; above 8 blocks, allow_nonportable_clusters first) the
 // device runs at once: a cluster's blocks run on the multiprocessors of one GPU processing cluster,
 // which a partition of the GPU (MIG) may not have. Asked once per kernel, device and size (up to 16
-// blocks). A failed query (it may report an earlier launch's error, which stays for the caller to
+// blocks): the answer is kept without `bytes`, so a caller asks each kernel with one size of
+// shared memory only (a kernel launched with more or less would need its own key). A failed query (it may report an earlier launch's error, which stays for the caller to
 // see) counts as none, and is asked again.
 template <auto Kernel>
 int resident_clusters(int device, unsigned cluster_blocks, unsigned block_threads, std::size_t bytes) {
