@@ -98,15 +98,26 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
   // `values`' kernel runs the rows in clusters of up to `blocks`, as many blocks as let every row's
   // cluster run at once (a clustered kernel keeps one block per multiprocessor, and a cluster's
   // blocks share a GPU processing cluster); rows in one block each run `single`'s kernel.
+  // Rows with filters or min-p mark their groups in pass 1 (token_marks.cuh) when a block's slice
+  // fits the marks' room; the room is the same for every launch of a kernel, so that the clusters
+  // that fit do not depend on the row's length.
+  const bool marks_wanted = needs_histogram(vocab, p) || p.min_p > 0.0f || p.min_ps != nullptr;
   auto launch_rows = [&](auto filtered, auto values, auto single) {
     constexpr bool with_filters = decltype(filtered)::value;
-    constexpr std::size_t smem = with_filters ? sizeof(token_shared) : 0;
+    const std::size_t smem = (with_filters ? sizeof(token_shared) : 0) + (marks_wanted ? token_mark_bytes : 0);
     constexpr auto clustered = token_sampler_kernel<T, true, with_filters, decltype(values)::value>;
     constexpr auto kernel = token_sampler_kernel<T, false, with_filters, decltype(single)::value>;
     unsigned cluster = blocks;
+    // The groups of four a block's slice holds (token_row_blocks.cuh's slices: whole chunks of 8).
+    auto set_mark_groups = [&](unsigned c) {
+      const std::int64_t chunks = ((vocab + 3) / 4 + 7) / 8;
+      const std::int64_t groups = 8 * ((chunks + c - 1) / c);
+      args.mark_groups = marks_wanted && groups <= token_mark_bytes ? groups : 0;
+    };
     if (cluster > 1 && smem != 0) device_detail::allow_dynamic_shared_memory<clustered>(device, smem);
     auto resident = [&] { return device_detail::resident_clusters<clustered>(device, cluster, token_threads, smem); };
     while (cluster > 1 && resident() < output_rows) cluster /= 2;
+    set_mark_groups(cluster);
     if (cluster > 1) {
       device_detail::launch_kernel_cluster("token_sampler_kernel (clustered)", clustered,
                                            dim3(static_cast<unsigned>(output_rows) * cluster), dim3(token_threads),
