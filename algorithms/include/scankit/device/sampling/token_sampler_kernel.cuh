@@ -219,9 +219,11 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
 
   // Marks of the groups (token_marks.cuh), which the filtered passes after pass 1 read to load only
   // the groups that can hold a token they use; in the launch's shared memory after the filters'.
+  // Only rows in one block each mark: a cluster's slices stay in L1 between the passes, where the
+  // marks cost more than the loads they save (docs/tuning.md).
   std::uint8_t* const marks = token_smem + (Filtered ? sizeof(token_shared) : 0);
   const std::int64_t group_first = slice_first / 4;
-  const bool marking = max_by_value && (need_hist || minp_active) && (!want_mass || proposals) &&
+  const bool marking = !Clustered && max_by_value && (need_hist || minp_active) && (!want_mass || proposals) &&
                        (slice_end - slice_first + 3) / 4 <= a.mark_groups;
 
   const std::uint64_t seed = st.seed, offset = st.offset;
@@ -322,9 +324,12 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
             first_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, weight, true), true);
           }
         }
-        if constexpr (!any_kind) {
-          if (marking) marks[g - group_first] = static_cast<std::uint8_t>(is_raw ? token_mark_of_key(group_key)
-                                                                                 : token_mark_of_logit(group_u));
+        if constexpr (!any_kind && !Clustered) {
+          // The loop also calls this for groups past the slice's end (n == 0), which have no mark.
+          if (marking && (decltype(full)::value || n > 0)) {
+            marks[g - group_first] =
+                static_cast<std::uint8_t>(is_raw ? token_mark_of_key(group_key) : token_mark_of_logit(group_u));
+          }
         }
       }, flush_first);
     };
@@ -833,7 +838,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   // the rounding of the bound's own sums, and u = s - shift rounds monotonically, so every kept
   // token's u is at least the bound's.
   std::uint32_t floor_mark = 0;
-  if (marking) {
+  if (!Clustered && marking) {
     std::uint32_t kept_mark = token_mark_floor(sure_floor, logits);
     if (minp_active) {
       std::uint32_t minp_mark = 0;
@@ -849,11 +854,13 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   }
   // A pass over the groups that can hold a token at the floor (all groups, without marks).
   auto for_each_used_group = [&](auto body, auto done) {
-    if (marking) {
-      token_for_each_marked_group(row, vocab, marks, floor_mark, body, done, slice);
-    } else {
-      for_each_group(body, done);
+    if constexpr (!Clustered) {
+      if (marking) {
+        token_for_each_marked_group(row, vocab, marks, floor_mark, body, done, slice);
+        return;
+      }
     }
+    for_each_group(body, done);
   };
   token_race race;              // over chunk indices
   token_race_batch batch;       // chunks waiting for their draws
