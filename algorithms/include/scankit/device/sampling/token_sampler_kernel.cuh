@@ -281,7 +281,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         }
         [[maybe_unused]] float weight[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // logits: the first proposals' weights
         [[maybe_unused]] std::uint32_t group_key = 0;  // the group's largest key and order value, for its mark
-        float group_u = -INFINITY;
+        [[maybe_unused]] float group_u = -INFINITY;
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
           const bool valid = decltype(full)::value || q < n;
