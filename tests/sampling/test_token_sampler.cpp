@@ -478,6 +478,18 @@ constexpr filter_setting kept_set_settings[] = {
     {2.0f, k_vocab, 0.1f, 0.0f}, {1.0f, 0, 0.1f, 0.0f},     {1.0f, 0, 0.9f, 0.05f},
     {0.5f, 0, 1.0f, 0.5f},       {2.0f, 50, 1.0f, 0.05f},   {1.0f, k_vocab_minus_1, 0.9f, 0.5f}};
 
+// A setting's parameters for output rows that read input rows `rows`, each with its own seed.
+scankit::token_sampling_params gathered_params(const filter_setting& s, bool probabilities, const std::int32_t* rows,
+                                               const std::uint64_t* seeds, std::uint64_t offset) {
+  scankit::token_sampling_params params;
+  params.values = probabilities ? scankit::token_values::probabilities : scankit::token_values::logits;
+  params.temperature = s.t, params.top_k = s.k, params.top_p = s.p, params.min_p = s.min_p;
+  params.row_indices = rows;
+  params.seeds = seeds;
+  params.offset = offset;
+  return params;
+}
+
 template <class T>
 void check_kept_sets(bool probabilities, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -798,12 +810,8 @@ TEST(TokenSampler, FlatRowsTakeTheExactPath) {
   std::int32_t highest = -1;
   for (bool probabilities : {true, false}) {
     for (const filter_setting& s : settings) {
-      scankit::token_sampling_params params;
-      params.values = probabilities ? scankit::token_values::probabilities : scankit::token_values::logits;
-      params.temperature = s.t, params.top_k = s.k, params.top_p = s.p, params.min_p = s.min_p;
-      params.row_indices = d_rows.data();
-      params.seeds = d_seeds.data();
-      params.offset = static_cast<std::uint64_t>(call);
+      const scankit::token_sampling_params params =
+          gathered_params(s, probabilities, d_rows.data(), d_seeds.data(), static_cast<std::uint64_t>(call));
       const sampler_outputs out = run_sampler(d_values, input_rows, vocab, output_rows, params,
                                               ++call % 2 == 0 ? extras::both : extras::logprobs);
       if (check_rows(in, out, cases_for(output_rows, rule_of(params), seeds, {params.offset}, &rows), "flat rows",
@@ -821,6 +829,49 @@ TEST(TokenSampler, FlatRowsTakeTheExactPath) {
     }
   }
   EXPECT_GT(highest, 70000) << "no draw of the flat rows past the top-k of 70000";
+}
+
+// Rows whose values span far more than the group marks resolve (logits of sigma 40: order values
+// beyond +-64, probabilities down to denormals and zeros), beside ordinary rows, in clusters and in
+// one block per row, with rows that fill the marks' room (155000 tokens) and rows too long for it
+// (160000): the filtered passes load only the groups whose mark reaches the floor, and must still
+// meet every kept and every boundary token.
+TEST(TokenSampler, WideRowsKeepEveryTokenAtTheFloor) {
+  SCANKIT_REQUIRE_GPU();
+  SCANKIT_SEEDED(seed);
+  std::mt19937_64 rng(seed);
+  const filter_setting settings[] = {{1.0f, 0, 1.0f, 0.5f},  {0.3f, 0, 1.0f, 0.05f}, {1.0f, 5, 1.0f, 0.0f},
+                                     {1.0f, 0, 0.5f, 0.0f},  {2.0f, 50, 0.9f, 0.1f}, {0.5f, 0, 0.9f, 0.0f}};
+  int call = 0;
+  for (std::int64_t vocab : {32000, 155000, 160000}) {
+    // Few output rows take clusters of blocks, many take one block each.
+    const std::int64_t input_rows = 2, output_rows = vocab == 32000 ? 4 : 72;
+    std::vector<float> x = random_logits(1, vocab, seed + vocab, 40.0f);
+    const std::vector<float> typical = random_logits(1, vocab, seed + vocab + 1, 2.5f, 3.0f);
+    x.insert(x.end(), typical.begin(), typical.end());
+    for (int i = 0; i < 8; ++i) x[rng() % x.size()] = -inf;
+    std::vector<std::int32_t> rows(static_cast<std::size_t>(output_rows));
+    for (std::int64_t r = 0; r < output_rows; ++r) rows[r] = static_cast<std::int32_t>(r % input_rows);
+    device_buffer<std::int32_t> d_rows(rows);
+    const std::vector<std::uint64_t> seeds = random_u64(static_cast<std::size_t>(output_rows), rng);
+    device_buffer<std::uint64_t> d_seeds(seeds);
+    for (bool probabilities : {false, true}) {
+      const token_rows<float> in = make_rows<float>(probabilities ? softmax_rows(x, input_rows, vocab) : x,
+                                                    input_rows, vocab);
+      const auto orders = value_orders(in);
+      device_buffer<float> d_values(in.raw);
+      for (const filter_setting& s : settings) {
+        const scankit::token_sampling_params params =
+            gathered_params(s, probabilities, d_rows.data(), d_seeds.data(), static_cast<std::uint64_t>(call));
+        const sampler_outputs out = run_sampler(d_values, input_rows, vocab, output_rows, params,
+                                                ++call % 3 == 0 ? extras::logprobs : extras::none);
+        if (check_rows(in, out, cases_for(output_rows, rule_of(params), seeds, {params.offset}, &rows), "wide rows",
+                       &orders)
+                .failed)
+          return;
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -98,6 +98,12 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
   // `values`' kernel runs the rows in clusters of up to `blocks`, as many blocks as let every row's
   // cluster run at once (a clustered kernel keeps one block per multiprocessor, and a cluster's
   // blocks share a GPU processing cluster); rows in one block each run `single`'s kernel.
+  // Rows in one block each with top-k or min-p mark their groups in pass 1 (token_marks.cuh) when
+  // the row fits the marks' room: their filtered pass then loads only the groups it uses. Top-p
+  // rows mostly settle on a proposal in pass 1, and marks slowed them (docs/tuning.md).
+  const bool marks_wanted = p.top_ks != nullptr || (p.top_k > 1 && p.top_k < vocab) || p.min_p > 0.0f ||
+                            p.min_ps != nullptr;
+  const std::int64_t row_groups = 8 * (((vocab + 3) / 4 + 7) / 8);  // whole chunks of 8 groups
   auto launch_rows = [&](auto filtered, auto values, auto single) {
     constexpr bool with_filters = decltype(filtered)::value;
     constexpr std::size_t smem = with_filters ? sizeof(token_shared) : 0;
@@ -113,9 +119,12 @@ void sample_tokens_of(const T* values, std::int64_t input_rows, std::int64_t voc
                                            cluster, smem, stream, args);
       return;
     }
-    if (smem != 0) device_detail::allow_dynamic_shared_memory<kernel>(device, smem);
+    const bool marks = marks_wanted && row_groups <= token_mark_bytes;
+    args.mark_groups = marks ? row_groups : 0;
+    const std::size_t bytes = smem + (marks ? token_mark_bytes : 0);
+    if (bytes != 0) device_detail::allow_dynamic_shared_memory<kernel>(device, bytes);
     device_detail::launch_kernel_smem("token_sampler_kernel", kernel, dim3(static_cast<unsigned>(output_rows)),
-                                      dim3(token_threads), smem, stream, args);
+                                      dim3(token_threads), bytes, stream, args);
   };
   // Each kind of values runs a kernel compiled for it alone, except unfiltered probabilities in one
   // block per row, which run faster in the kernel for either kind (docs/tuning.md).

@@ -68,8 +68,8 @@ __device__ __forceinline__ bool token_ratio_below(float w, std::uint32_t word, f
   return w <= best * (static_cast<float>(word) * 0x1p-32f) * (1.0f - 0x1p-18f);
 }
 
-// m_c and W_c of the octet's chunk, in every lane of the octet (all 32 lanes call this). a_q are
-// this lane's kept weights relative to m_c, for the chunk's inverse CDF.
+// m_c and W_c of the octet's chunk, in every lane of the octet (all 32 lanes call this), and a_q,
+// this lane's kept weights relative to m_c (0 for a token not kept), for the chunk's inverse CDF.
 struct token_chunk {
   float m;  // largest kept score (-infinity: nothing kept)
   float w;  // sum of the kept weights relative to m (or of the raw probabilities)
@@ -79,7 +79,7 @@ __device__ __forceinline__ float token_chunk_weight(float s, float v, float m, b
   return raw ? v : expf(s - m);
 }
 __device__ __forceinline__ token_chunk token_octet_chunk(const bool (&kept)[4], const float (&s)[4],
-                                                         const float (&v)[4], bool raw) {
+                                                         const float (&v)[4], bool raw, float (&a)[4]) {
   float m = -INFINITY;
   if (!raw) {
 #pragma unroll
@@ -90,18 +90,26 @@ __device__ __forceinline__ token_chunk token_octet_chunk(const bool (&kept)[4], 
     m = 0.0f;  // settled below: a sum of kept probabilities (each above 0) is above 0
   }
   float x = 0.0f;
-  if (m > -INFINITY) {
 #pragma unroll
-    for (int q = 0; q < 4; ++q) x = __fadd_rn(x, kept[q] ? token_chunk_weight(s[q], v[q], m, raw) : 0.0f);
+  for (int q = 0; q < 4; ++q) {
+    a[q] = kept[q] && m > -INFINITY ? token_chunk_weight(s[q], v[q], m, raw) : 0.0f;
+    x = __fadd_rn(x, a[q]);
   }
 #pragma unroll
   for (int o = 1; o < 8; o <<= 1) x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, o));
   if (raw && !(x > 0.0f)) m = -INFINITY;
   return token_chunk{m, x};
 }
+// The same without the lane's weights (the races need only m_c and W_c).
+__device__ __forceinline__ token_chunk token_octet_chunk(const bool (&kept)[4], const float (&s)[4],
+                                                         const float (&v)[4], bool raw) {
+  float a[4];
+  return token_octet_chunk(kept, s, v, raw, a);
+}
 
-// The inverse CDF inside a race's winning chunk, held by lanes 0-7 as token_octet_chunk's are (all
-// 32 lanes call it; the other lanes keep nothing): the first kept token, in index order, whose
+// The inverse CDF inside a race's winning chunk, held by lanes 0-7 as token_octet_chunk's are, with
+// the lane's weights a_q it gave (all 32 lanes call it; the other lanes keep nothing): the first
+// kept token, in index order, whose
 // running weight exceeds `target`, or the last kept one when rounding leaves the chunk's total at
 // or below it; its index in the chunk (-1: nothing kept) and its value, in every lane. A token's
 // running weight is its lane's own running sum (the lane's four in order) added to the weight of
@@ -111,16 +119,15 @@ struct token_chunk_pick {
   int index;
   float value;
 };
-__device__ __forceinline__ token_chunk_pick token_octet_pick(const bool (&kept)[4], const float (&s)[4],
-                                                            const float (&v)[4], const token_chunk& c, bool raw,
-                                                            float target) {
+__device__ __forceinline__ token_chunk_pick token_octet_pick(const bool (&kept)[4], const float (&a)[4],
+                                                            const float (&v)[4], float target) {
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int l = lane & 7;
   float run[4];
   float total = 0.0f;
 #pragma unroll
   for (int q = 0; q < 4; ++q) {
-    total = __fadd_rn(total, kept[q] ? token_chunk_weight(s[q], v[q], c.m, raw) : 0.0f);
+    total = __fadd_rn(total, a[q]);
     run[q] = total;
   }
   float inclusive = total;

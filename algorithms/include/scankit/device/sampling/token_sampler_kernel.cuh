@@ -37,6 +37,7 @@
 #include <type_traits>
 
 #include "scankit/device/sampling/token_keys.cuh"
+#include "scankit/device/sampling/token_marks.cuh"
 #include "scankit/device/sampling/token_race.cuh"
 #include "scankit/device/sampling/token_row_blocks.cuh"
 #include "scankit/device/sampling/token_thresholds.cuh"
@@ -76,6 +77,8 @@ struct token_kernel_args {
   // The output rows' count in device memory (output_rows its bound), or null: the bound's rows.
   std::int64_t output_rows;
   const std::int64_t* output_rows_device;
+  // The groups of four a block may mark (token_marks.cuh; 0: the launch has no room for marks).
+  std::int64_t mark_groups;
 };
 
 // ---- the row's parameters ----------------------------------------------------------------------
@@ -214,6 +217,15 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   // Rows of the compiled kinds find their largest value, not its index (only greedy rows need that).
   const bool max_by_value = !greedy && (logits || raw);
 
+  // Marks of the groups (token_marks.cuh), which the filtered passes after pass 1 read to load only
+  // the groups that can hold a token they use; in the launch's shared memory after the filters'.
+  // Only rows in one block each mark: a cluster's slices stay in L1 between the passes, where the
+  // marks cost more than the loads they save (docs/tuning.md).
+  std::uint8_t* const marks = token_smem + (Filtered ? sizeof(token_shared) : 0);
+  const std::int64_t group_first = slice_first / 4;
+  const bool marking = !Clustered && max_by_value && (need_hist || minp_active) && (!want_mass || proposals) &&
+                       (slice_end - slice_first + 3) / 4 <= a.mark_groups;
+
   const std::uint64_t seed = st.seed, offset = st.offset;
   // The first proposals: races over every token of weight, run in pass 1 into first_entries.
   token_race_batch first_batch;
@@ -268,6 +280,8 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           }
         }
         [[maybe_unused]] float weight[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // logits: the first proposals' weights
+        [[maybe_unused]] std::uint32_t group_key = 0;  // the group's largest key and order value, for its mark
+        [[maybe_unused]] float group_u = -INFINITY;
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
           const bool valid = decltype(full)::value || q < n;
@@ -276,7 +290,9 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
           if constexpr (is_raw) {
             key_lo = valid ? min(key_lo, key) : key_lo;
             key_hi = valid ? max(key_hi, key) : key_hi;
+            group_key = valid ? max(group_key, key) : group_key;
           } else if (valid) {
+            group_u = fmaxf(group_u, u);
             bad |= token_value_bad(v[q], any_kind ? logits : is_logits);
             if constexpr (any_kind) {
               if (key > best_key) best_key = key, best_j = 4 * g + q;  // key 0 is a NaN: the row is bad
@@ -306,6 +322,13 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
 #pragma unroll
             for (int q = 0; q < 4; ++q) kept[q] = weight[q] > 0.0f;
             first_batch.hold(round, g >> 3, token_octet_chunk(kept, zero, weight, true), true);
+          }
+        }
+        if constexpr (!any_kind && !Clustered) {
+          // The loop also calls this for groups past the slice's end (n == 0), which have no mark.
+          if (marking && (decltype(full)::value || n > 0)) {
+            marks[g - group_first] =
+                static_cast<std::uint8_t>(is_raw ? token_mark_of_key(group_key) : token_mark_of_logit(group_u));
           }
         }
       }, flush_first);
@@ -416,12 +439,13 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     bool kept[4];
     float sc[4];
     keep(v, count, false, floor, 0u, kept, sc, draw);
-    const token_chunk c = token_octet_chunk(kept, sc, v, raw);
+    float weights[4];
+    const token_chunk c = token_octet_chunk(kept, sc, v, raw, weights);
     const scankit::detail::philox_words words = token_noise(seed, offset, chunk, base);
     // A select, not an index: an array indexed at run time would live in local memory.
     const std::uint32_t u = word == 0 ? words.x[0] : word == 1 ? words.x[1] : word == 2 ? words.x[2] : words.x[3];
     const float target = static_cast<float>(u) * 0x1p-32f * c.w;
-    const token_chunk_pick chosen = token_octet_pick(kept, sc, v, c, raw, target);
+    const token_chunk_pick chosen = token_octet_pick(kept, weights, v, target);
     if (lane_id() == 0) {
       *out = static_cast<std::int32_t>(chunk * 32 + chosen.index);
       if (out_value != nullptr) *out_value = chosen.value;
@@ -808,6 +832,36 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   // are collected, and their chunks deferred until tau is known.
   if (threadIdx.x == 0) st.candidate_count = 0, st.deferred_count = 0;
   __syncthreads();
+  // The marks' floor for pass 2: a token is collected at collect_floor or above, kept at sure_floor
+  // and min-p's bound or above. Min-p keeps s with fl(s - s_max) >= L = logf(min_p) <= 0, so every
+  // kept s is at least s_max + L - |L| 2^-23; the margin of (|s_max| + |L|) 2^-20 covers that and
+  // the rounding of the bound's own sums, and u = s - shift rounds monotonically, so every kept
+  // token's u is at least the bound's.
+  std::uint32_t floor_mark = 0;
+  if (!Clustered && marking) {
+    std::uint32_t kept_mark = token_mark_floor(sure_floor, logits);
+    if (minp_active) {
+      std::uint32_t minp_mark = 0;
+      if (raw) {
+        minp_mark = token_mark_of_key(token_key(min_p_bound.bound));
+      } else {
+        const float s_floor = (s_max + min_p_bound.bound) - (fabsf(s_max) + fabsf(min_p_bound.bound)) * 0x1p-20f;
+        minp_mark = token_mark_of_logit(s_floor - rule.shift);
+      }
+      kept_mark = max(kept_mark, minp_mark);
+    }
+    floor_mark = min(token_mark_floor(collect_floor, logits), kept_mark);
+  }
+  // A pass over the groups that can hold a token at the floor (all groups, without marks).
+  auto for_each_used_group = [&](auto body, auto done) {
+    if constexpr (!Clustered) {
+      if (marking) {
+        token_for_each_marked_group(row, vocab, marks, floor_mark, body, done, slice);
+        return;
+      }
+    }
+    for_each_group(body, done);
+  };
   token_race race;              // over chunk indices
   token_race_batch batch;       // chunks waiting for their draws
   bool bad = false;  // checked here when pass 1 did not run
@@ -890,7 +944,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       constexpr bool is_logits = std::is_same_v<decltype(kind), token_logits_kind>;
       constexpr bool is_raw = std::is_same_v<decltype(kind), token_raw_kind>;
       constexpr bool collects = decltype(collecting)::value;  // false: every kept token races (min-p alone)
-      for_each_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
+      for_each_used_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int round) {
         constexpr bool whole = decltype(full)::value;
         bool kept[4], collect[4];
         float sc[4];
@@ -934,7 +988,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // kept mass adds the same integer per token as `keep` does.
     auto mass_only = [&](auto kind) {
       constexpr bool is_logits = std::is_same_v<decltype(kind), token_logits_kind>;
-      for_each_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int) {
+      for_each_used_group([&](auto full, std::int64_t g, const float(&v)[4], int n, int) {
         constexpr bool whole = decltype(full)::value;
         bool collect[4];
         std::uint32_t key[4];

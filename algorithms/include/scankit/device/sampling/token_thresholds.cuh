@@ -138,6 +138,20 @@ struct token_no_op {
   __device__ __forceinline__ void operator()() const {}
 };
 
+// The groups of four [begin, end) of a block's slice of the row (the whole row without a slice).
+struct token_group_range {
+  std::int64_t begin, end;
+};
+template <class Slice>
+__device__ __forceinline__ token_group_range token_groups_of(std::int64_t vocab, const Slice& slice) {
+  const std::int64_t row_groups = (vocab + 3) / 4;
+  if constexpr (std::is_same_v<Slice, token_slice>) {
+    return {slice.begin, slice.end < row_groups ? slice.end : row_groups};
+  } else {
+    return {0, row_groups};
+  }
+}
+
 
 // The Unroll groups in v through one copy of f (token_for_each_full_group): group u is in v[0] on
 // turn u (the registers move down; an array indexed at run time would live in local memory).
@@ -177,12 +191,8 @@ __device__ __forceinline__ void token_for_each_full_group(const T* row, std::int
   constexpr int unroll = Unroll;
   static_assert(8 % unroll == 0, "a turn's rounds end within a round of eight");
   constexpr bool sliced = std::is_same_v<Slice, token_slice>;
-  const std::int64_t row_groups = (vocab + 3) / 4;
-  std::int64_t begin = 0, groups = row_groups;  // this block's groups
-  if constexpr (sliced) {
-    begin = slice.begin;
-    groups = slice.end < row_groups ? slice.end : row_groups;
-  }
+  const token_group_range range = token_groups_of(vocab, slice);  // this block's groups
+  const std::int64_t begin = range.begin, groups = range.end;
   const bool aligned = reinterpret_cast<std::uintptr_t>(row) % (4 * sizeof(T)) == 0;
   const int lane = lane_id();
   int round = 0;
@@ -261,17 +271,24 @@ __device__ __forceinline__ unsigned long long token_max_entry(std::uint32_t key,
 
 // ---- the bins ----------------------------------------------------------------------------------
 
+// The sums over the bins split them alike (token_scan_bins, token_sums_around): each thread adds
+// token_bins_per_thread bins from token_thread_top_bin() down, thread 0 the highest.
+constexpr int token_bins_per_thread = (token_bins + token_threads - 1) / token_threads;
+__device__ __forceinline__ int token_thread_top_bin() {
+  return token_bins - 1 - static_cast<int>(threadIdx.x) * token_bins_per_thread;
+}
+
 // count_incl and w_above from the bins' counts (in count_incl) and weights (in w_above), by the
-// whole block: each thread takes 6 bins from the top down (thread 0 the highest), a warp scan
+// whole block: each thread takes its bins (token_thread_top_bin), a warp scan
 // and the warps' totals in warp order give each thread the sums above its bins. The additions'
 // order is fixed, so every block of every launch gets the same doubles. Every thread calls it;
 // the caller's next barrier publishes the results.
 inline __device__ void token_scan_bins(token_shared& sm) {
-  constexpr int per_thread = (token_bins + token_threads - 1) / token_threads;
+  constexpr int per_thread = token_bins_per_thread;
   constexpr int warps = token_threads / 32;
   __shared__ std::uint32_t warp_count[warps];
   __shared__ double warp_weight[warps];
-  const int top = token_bins - 1 - static_cast<int>(threadIdx.x) * per_thread;  // this thread's highest bin
+  const int top = token_thread_top_bin();
   std::uint32_t c = 0;
   double w = 0.0;
 #pragma unroll
@@ -319,11 +336,11 @@ struct token_bin_sums {
   double above[token_sum_bins], at[token_sum_bins], all;
 };
 inline __device__ token_bin_sums token_sums_around(const token_shared& sm, const int (&bins)[token_sum_bins]) {
-  constexpr int per_thread = (token_bins + token_threads - 1) / token_threads;
+  constexpr int per_thread = token_bins_per_thread;
   constexpr int warps = token_threads / 32;
   constexpr int fields = 2 * token_sum_bins + 1;
   __shared__ double warp_sums[warps][fields];
-  const int top = token_bins - 1 - static_cast<int>(threadIdx.x) * per_thread;
+  const int top = token_thread_top_bin();
   double x[fields] = {};
 #pragma unroll
   for (int j = 0; j < per_thread; ++j) {
