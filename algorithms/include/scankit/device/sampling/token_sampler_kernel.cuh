@@ -503,6 +503,56 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   std::uint64_t candidates_mass_base = 0;
   double mass_all = 0.0;
   double p_target = 0.0;  // top-p's target, with the bins' first estimate of the top-k set's mass
+  // A value's key, and whether it is a valid token of `bin` with its integer mass there (the
+  // histogram's arithmetic, token_bin_mass): what the retry's sub-bins and the exact verdicts add.
+  // Proposals are made for probabilities at T = 1 and for logits; of_logits picks the kind.
+  auto bin_key_mass = [&](auto of_logits, float v, bool valid, int bin, std::uint32_t& key, std::uint32_t& mass) {
+    const float u = decltype(of_logits)::value ? token_order_value(v, rule, token_logits_kind{}) : v;
+    key = token_key(u);
+    const bool in = valid && token_bin(key) == bin;
+    if constexpr (decltype(of_logits)::value) {
+      mass = in ? token_bin_mass(u, token_bin_top(bin), rule, token_logits_kind{}) : 0u;
+    } else {
+      mass = in ? token_bin_mass(v, token_bin_top(bin), rule, token_raw_kind{}) : 0u;
+    }
+    return in;
+  };
+  // A proposal P is in K exactly when the mass at or above key(P) + 1 is below the target, since
+  // tau is the largest key whose mass at or above it reaches the target, and that mass only falls
+  // as the key grows. For P in bin b that mass is W_above(b) plus the integer mass of bin b's
+  // tokens with keys above P's: the same function every path finds tau with (token_mass_at).
+  // exact_masses sums, in one pass over the row, bin b's integer masses at or above above[i] for
+  // the four proposals at once (0xffffffff for one that needs none: no key of a valid row reaches
+  // it; the sums fit 32 bits, token_keys.cuh), into exact_mass[0] of every block of the row, which
+  // its caller zeroed before a barrier. Every thread calls it.
+  __shared__ std::uint32_t exact_mass[2][token_first_proposals];  // [0]: the sums; [1]: unused
+  auto exact_masses = [&](int bin, const std::uint32_t(&above)[token_first_proposals]) {
+    std::uint32_t m[token_first_proposals] = {};
+    auto exact_pass = [&](auto of_logits) {
+      for_each_group([&](auto full, std::int64_t, const float(&v)[4], int n, int) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          std::uint32_t key, mass;
+          if (bin_key_mass(of_logits, v[q], decltype(full)::value || q < n, bin, key, mass)) {
+#pragma unroll
+            for (int i = 0; i < token_first_proposals; ++i) m[i] += key >= above[i] ? mass : 0u;
+          }
+        }
+      }, token_no_op{});
+    };
+    if (logits) {
+      exact_pass(std::true_type{});
+    } else {
+      exact_pass(std::false_type{});
+    }
+#pragma unroll
+    for (int i = 0; i < token_first_proposals; ++i) {
+      const std::uint32_t warp_mass = __reduce_add_sync(full_warp_mask, m[i]);
+      if (lane_id() == 0) atomicAdd(&exact_mass[0][i], warp_mass);
+    }
+    __syncthreads();  // publishes the block's sums; sum_arrays' cluster barriers publish the rest
+    blocks::sum_arrays(exact_mass[0], exact_mass[1], token_first_proposals, token_sub_scratch(sm));
+  };
   if (need_hist) {
     for (int b = threadIdx.x; b < token_bins; b += token_threads) sm.w_above[b] = token_bin_weight(sm.mass[b], b, u_max, rule);
     if (threadIdx.x == 0) {
@@ -521,6 +571,8 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     // Logits rows' bins are too wide for this to settle most of them, and the kernel of one block
     // per row spills more registers with it (docs/tuning.md).
     if (Clustered && proposals && raw && !want_mass) {
+      // Zeroed before settle's barrier, which orders it before exact_masses' additions.
+      if (threadIdx.x < token_first_proposals) exact_mass[0][threadIdx.x] = exact_mass[1][threadIdx.x] = 0;
       settle(0, token_first_proposals);
       int bins[token_first_proposals];
 #pragma unroll
@@ -531,11 +583,44 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       const double target = static_cast<double>(st.top_p) * sums.all;
       constexpr double margin = 0x1p-30;
       std::int32_t token = -1;
+      int open = -1, b = -1;  // the first proposal the bins leave open, and its bin
       for (int i = 0; i < token_first_proposals; ++i) {
         const proposal& p = proposed[i];
         if (p.token < 0 || !p.min_p || sums.above[i] >= target * (1.0 + margin)) continue;  // out
-        if (sums.above[i] + sums.at[i] < target * (1.0 - margin)) token = p.token;  // in
-        break;  // in, or in tau's bin: the thresholds judge it
+        if (sums.above[i] + sums.at[i] < target * (1.0 - margin)) {
+          token = p.token;  // in
+        } else {
+          open = i, b = bins[i];  // tau lies in its bin (or within the margin of it)
+        }
+        break;
+      }
+      // The open proposal's verdict needs only its bin b: the mass at or above key(P) + 1 is
+      // W_above(b), which the sums give to 2^-40, plus b's integer mass above key(P) (exact_masses),
+      // wherever tau lies; so it is judged here with the same margin, without the thresholds, and
+      // the later proposals of bin b in the same pass. What the margin leaves open takes the
+      // thresholds' path below.
+      if (open >= 0) {
+        std::uint32_t above[token_first_proposals];
+#pragma unroll
+        for (int j = 0; j < token_first_proposals; ++j) {
+          above[j] = j >= open && bins[j] == b ? proposed[j].key + 1u : 0xffffffffu;
+        }
+        exact_masses(b, above);
+        // Unrolled: the sums and bins are register arrays, which an index known only at run time
+        // would put in local memory.
+        bool judged = false;
+#pragma unroll
+        for (int j = 0; j < token_first_proposals; ++j) {
+          const proposal& p = proposed[j];
+          if (judged || j < open || p.token < 0 || !p.min_p) continue;
+          // The mass at or above key(P) + 1 lies in [low, high]: exactly known for bin b.
+          const double low = bins[j] == b ? sums.above[j] + token_bin_weight(exact_mass[0][j], b, u_max, rule)
+                                          : sums.above[j];
+          const double high = bins[j] == b ? low : sums.above[j] + sums.at[j];
+          if (low >= target * (1.0 + margin)) continue;  // out
+          if (high < target * (1.0 - margin)) token = p.token;  // in
+          judged = true;
+        }
       }
       if (token >= 0) {
         if (leader && threadIdx.x == 0) a.tokens[r] = token;
@@ -596,19 +681,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const std::uint32_t out_floor = collect_floor < sure_floor ? collect_floor : sure_floor;  // keys below: surely out
   const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
   __shared__ unsigned long long retry_entries[2];
-  // A value's key, and whether it is a valid token of tau's bin lo with its integer mass there (the
-  // histogram's arithmetic, token_bin_mass): what the retry's sub-bins and the exact verdicts add.
-  // Proposals are made for probabilities at T = 1 and for logits; of_logits picks the kind.
+  // A value's key, and whether it is a valid token of tau's bin lo with its integer mass there
+  // (bin_key_mass).
   auto lo_key_mass = [&](auto of_logits, float v, bool valid, std::uint32_t& key, std::uint32_t& mass) {
-    const float u = decltype(of_logits)::value ? token_order_value(v, rule, token_logits_kind{}) : v;
-    key = token_key(u);
-    const bool in = valid && token_bin(key) == lo;
-    if constexpr (decltype(of_logits)::value) {
-      mass = in ? token_bin_mass(u, token_bin_top(lo), rule, token_logits_kind{}) : 0u;
-    } else {
-      mass = in ? token_bin_mass(v, token_bin_top(lo), rule, token_raw_kind{}) : 0u;
-    }
-    return in;
+    return bin_key_mass(of_logits, v, valid, lo, key, mass);
   };
   // The retry pass, when no pass-1 proposal lies in K': P5 and P6 race over K', and bin lo's
   // sub-bins are counted and the one holding tau found (token_mass_search, into st.found_sub), which
@@ -664,41 +740,10 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     if (warp_id() == 1) pick(retry_entries[1], retry_floor, token_draw::retry, &picked[p5 + 1], 3, &picked_value[p5 + 1]);
     settle(p5, 2);  // its barrier also publishes st.found_sub
   };
-  // The exact verdicts of pass-1 proposals that lie in tau's bin lo (top-p alone puts tau there):
-  // P is in K exactly when the mass at or above key(P) + 1 is below the target, since tau is the
-  // largest key whose mass at or above it reaches the target, and that mass only falls as the key
-  // grows. That mass is W_above(lo) plus the integer mass of bin lo's tokens with keys above P's:
-  // the same function every path finds tau with (token_mass_at), so the verdicts are the exact
-  // tau's. One pass sums bin lo's integer masses at or above above[i] for the four proposals at
-  // once (0xffffffff for one that needs none: no key of a valid row reaches it; the sums fit 32
-  // bits, token_keys.cuh); returns bit i set for P(i + 1) in K. Every thread calls it.
-  __shared__ std::uint32_t exact_mass[2][token_first_proposals];  // [0]: the sums; [1]: unused
+  // The exact verdicts of pass-1 proposals that lie in tau's bin lo (top-p alone puts tau there,
+  // exact_masses): returns bit i set for P(i + 1) in K. Every thread calls it.
   auto judge_exactly = [&](const std::uint32_t(&above)[token_first_proposals]) {
-    std::uint32_t m[token_first_proposals] = {};
-    auto exact_pass = [&](auto of_logits) {
-      for_each_group([&](auto full, std::int64_t, const float(&v)[4], int n, int) {
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          std::uint32_t key, mass;
-          if (lo_key_mass(of_logits, v[q], decltype(full)::value || q < n, key, mass)) {
-#pragma unroll
-            for (int i = 0; i < token_first_proposals; ++i) m[i] += key >= above[i] ? mass : 0u;
-          }
-        }
-      }, token_no_op{});
-    };
-    if (logits) {
-      exact_pass(std::true_type{});
-    } else {
-      exact_pass(std::false_type{});
-    }
-#pragma unroll
-    for (int i = 0; i < token_first_proposals; ++i) {
-      const std::uint32_t warp_mass = __reduce_add_sync(full_warp_mask, m[i]);
-      if (lane_id() == 0) atomicAdd(&exact_mass[0][i], warp_mass);
-    }
-    __syncthreads();  // publishes the block's sums; sum_arrays' cluster barriers publish the rest
-    blocks::sum_arrays(exact_mass[0], exact_mass[1], token_first_proposals, token_sub_scratch(sm));
+    exact_masses(lo, above);
     unsigned in = 0;
 #pragma unroll
     for (int i = 0; i < token_first_proposals; ++i) {
