@@ -46,6 +46,26 @@ __device__ __forceinline__ std::uint32_t token_mark_floor(std::uint32_t floor_ke
   return logits ? token_mark_of_logit(token_value(floor_key)) : token_mark_of_key(floor_key);
 }
 
+// Whether the marked loop pays for this warp at `floor`: it skips the groups below the floor, but
+// runs the others through the body's copy for partial groups, so on rows where most groups reach
+// the floor (nearly flat rows) the full loop is faster (docs/tuning.md). Judged on the warp's first
+// token_mark_sample rounds of groups, from marks this thread wrote; the same in every lane.
+constexpr int token_mark_sample = 8;
+template <class Slice>
+__device__ __forceinline__ bool token_marks_pay(std::int64_t vocab, const std::uint8_t* marks, std::uint32_t floor,
+                                                Slice slice) {
+  const token_group_range range = token_groups_of(vocab, slice);
+  unsigned seen = 0, marked = 0;
+#pragma unroll
+  for (int u = 0; u < token_mark_sample; ++u) {
+    const std::int64_t g = range.begin + threadIdx.x + u * token_threads;
+    if (g < range.end) ++seen, marked += marks[g - range.begin] >= floor ? 1u : 0u;
+  }
+  seen = __reduce_add_sync(full_warp_mask, seen);
+  marked = __reduce_add_sync(full_warp_mask, marked);
+  return 4 * marked <= seen;  // at most a quarter of the sample reaches the floor
+}
+
 // The row loop of token_for_each_full_group for passes that use only tokens whose mark reaches
 // `floor`: f(std::false_type, g, v, n, round) for every group of the slice this thread owns (the
 // same groups, rounds and done() calls as that loop), with n = 0 and no load for a group whose

@@ -897,10 +897,11 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
     }
     floor_mark = min(token_mark_floor(collect_floor, logits), kept_mark);
   }
-  // A pass over the groups that can hold a token at the floor (all groups, without marks).
+  // A pass over the groups that can hold a token at the floor (all groups, without marks or where
+  // most of the warp's groups reach it). Every thread calls it.
   auto for_each_used_group = [&](auto body, auto done) {
     if constexpr (!Clustered) {
-      if (marking) {
+      if (marking && token_marks_pay(vocab, marks, floor_mark, slice)) {
         token_for_each_marked_group(row, vocab, marks, floor_mark, body, done, slice);
         return;
       }
