@@ -682,11 +682,6 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const std::uint32_t out_floor = collect_floor < sure_floor ? collect_floor : sure_floor;  // keys below: surely out
   const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
   __shared__ unsigned long long retry_entries[2];
-  // A value's key, and whether it is a valid token of tau's bin lo with its integer mass there
-  // (bin_key_mass).
-  auto lo_key_mass = [&](auto of_logits, float v, bool valid, std::uint32_t& key, std::uint32_t& mass) {
-    return bin_key_mass(of_logits, v, valid, lo, key, mass);
-  };
   // The retry pass, when no pass-1 proposal lies in K': P5 and P6 race over K', and bin lo's
   // sub-bins are counted and the one holding tau found (token_mass_search, into st.found_sub), which
   // settles nearly every verdict of theirs. Called from one place only, so that it is inlined (a
@@ -709,7 +704,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         for (int q = 0; q < 4; ++q) {  // bin lo's sub-bins: a few operations per token
           sc[q] = lg ? token_logit_score(v[q], st.temperature) : 0.0f;
           std::uint32_t mass;
-          const bool in = lo_key_mass(of_logits, v[q], whole || q < n, key[q], mass);
+          const bool in = bin_key_mass(of_logits, v[q], whole || q < n, lo, key[q], mass);
           token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key[q] >> 10) & (token_bins - 1)), mass);
         }
         bool kept[4];
