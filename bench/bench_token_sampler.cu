@@ -12,6 +12,9 @@
 //   top_k_top_p          k 50, then p 0.9 of the top-k set's mass
 //   min_p                0.1
 //   top_k_top_p_per_row  temperature, k and p as device arrays (1; 40..60; 0.85..0.95 by row)
+//   read_argmax          not a sampler: each row's largest value (lowest index on ties), every
+//                        value read once with 16-byte loads; the floor a one-pass sampler cannot
+//                        beat on the same bytes (two launches: the reading kernel and a B-thread one)
 // and from bf16 logits (the logits rounded to nearest even; "bf16_logits"): top_p 0.9 with the
 // drawn tokens' log-probabilities written too. Seed 42, Philox offset i * round_up(batch*32, 4)
 // for the i-th launch of a row.
@@ -23,6 +26,7 @@
 //
 // Run: bench_token_sampler [--dist both] [--iters 20] > token_sampler.json (progress on stderr).
 // Exit status 0 only if every launch succeeded and every check passed (3 otherwise).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -45,11 +49,43 @@ namespace {
 using token_bench::filter;
 using token_bench::filter_kind;
 
+// The read floor (row read_argmax). Each of a row's `parts` blocks takes the largest of its slice as
+// a key that orders like the value, with the lowest index winning ties, into best[row] by atomicMax;
+// argmax_tokens turns the keys into tokens and zeroes them for the next launch (best starts at 0).
+__device__ __forceinline__ unsigned long long argmax_key(float x, std::uint32_t i) {
+  const std::uint32_t b = __float_as_uint(x);
+  const std::uint32_t ordered = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  return (static_cast<unsigned long long>(ordered) << 32) | (0xffffffffu - i);
+}
+__global__ void argmax_rows_kernel(const float4* v, std::uint32_t vocab4, std::uint32_t parts,
+                                   unsigned long long* best) {
+  const std::uint32_t row = blockIdx.x / parts, part = blockIdx.x % parts;
+  const std::uint32_t per = (vocab4 + parts - 1) / parts;
+  const std::uint32_t begin = part * per, end = min(vocab4, begin + per);
+  const float4* x = v + static_cast<std::size_t>(row) * vocab4;
+  unsigned long long m = 0;
+#pragma unroll 4
+  for (std::uint32_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+    const float4 q = x[i];
+    m = max(m, max(max(argmax_key(q.x, 4 * i), argmax_key(q.y, 4 * i + 1)),
+                   max(argmax_key(q.z, 4 * i + 2), argmax_key(q.w, 4 * i + 3))));
+  }
+  for (int o = 16; o > 0; o >>= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
+  if ((threadIdx.x & 31) == 0 && m != 0) atomicMax(&best[row], m);
+}
+__global__ void argmax_tokens_kernel(unsigned long long* best, std::uint32_t batch, std::int32_t* tokens) {
+  const std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= batch) return;
+  tokens[r] = static_cast<std::int32_t>(0xffffffffu - static_cast<std::uint32_t>(best[r]));
+  best[r] = 0;
+}
+
 // The device side of one workload (freed at scope exit).
 struct device_inputs {
   float *probs = nullptr, *logits = nullptr, *temperatures = nullptr, *top_ps = nullptr, *logprobs = nullptr;
   std::uint16_t* bf16_logits = nullptr;
   std::int32_t *top_ks = nullptr, *tokens = nullptr;
+  unsigned long long* best = nullptr;  // read_argmax's keys, zero between launches
 
   explicit device_inputs(const token_bench::workload_data& d) {
     const std::uint32_t B = d.w.batch;
@@ -67,6 +103,8 @@ struct device_inputs {
     top_ps = token_bench::to_device(ps);
     TOKEN_BENCH_CHECK(cudaMalloc(&tokens, B * sizeof(std::int32_t)));
     TOKEN_BENCH_CHECK(cudaMalloc(&logprobs, B * sizeof(float)));
+    TOKEN_BENCH_CHECK(cudaMalloc(&best, B * sizeof(unsigned long long)));
+    TOKEN_BENCH_CHECK(cudaMemset(best, 0, B * sizeof(unsigned long long)));
     // Pageable copies and cudaMalloc are not ordered with the non-blocking bench stream.
     TOKEN_BENCH_CHECK(cudaDeviceSynchronize());
   }
@@ -75,7 +113,7 @@ struct device_inputs {
   ~device_inputs() {
     for (void* p : {static_cast<void*>(probs), static_cast<void*>(logits), static_cast<void*>(temperatures),
                     static_cast<void*>(top_ps), static_cast<void*>(logprobs), static_cast<void*>(bf16_logits),
-                    static_cast<void*>(top_ks), static_cast<void*>(tokens)}) {
+                    static_cast<void*>(top_ks), static_cast<void*>(tokens), static_cast<void*>(best)}) {
       if (p != nullptr) (void)cudaFree(p);
     }
   }
@@ -133,9 +171,28 @@ void run_workload(token_bench::harness& h, const token_bench::workload_data& d) 
       {"probs", dev.probs, scankit::token_values::probabilities, &d.probs_refs, &d.probs_hash},
       {"logits", dev.logits, scankit::token_values::logits, &d.logits_refs, &d.logits_hash},
   };
+  // The read floor's blocks: about two per multiprocessor over the whole batch (vocab % 4 == 0 in
+  // every workload).
+  int device = 0, sms = 0;
+  TOKEN_BENCH_CHECK(cudaGetDevice(&device));
+  TOKEN_BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::uint32_t parts = std::max<std::uint32_t>(1, (2u * static_cast<std::uint32_t>(sms) + B - 1) / B);
+  auto read_floor = [&](const float* values) -> token_bench::launch_fn {
+    return [=, &dev](std::uint64_t) {
+      argmax_rows_kernel<<<B * parts, 256, 0, stream>>>(reinterpret_cast<const float4*>(values), V / 4, parts,
+                                                        dev.best);
+      argmax_tokens_kernel<<<(B + 255) / 256, 256, 0, stream>>>(dev.best, B, dev.tokens);
+      return cudaGetLastError();
+    };
+  };
   for (const input_kind& in : inputs) {
     scankit::token_sampling_params base;
     base.values = in.kind;
+
+    if (V % 4 == 0) {
+      h.run_row(row("read_argmax", in.name, "{}", *in.hash, "tokens"), read_floor(in.values), dev.tokens,
+                checks_against(*in.refs, same_for_all({filter_kind::top_k, 1})));
+    }
 
     h.run_row(row("sample", in.name, "{}", *in.hash, "tokens"), launcher(in.values, false, base, nullptr),
               dev.tokens, checks_against(*in.refs, same_for_all({filter_kind::plain})));

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -779,6 +780,47 @@ TEST(TokenSampler, TiesAtTheBoundaryAreKept) {
   }
 }
 
+// Output rows that read the input rows in turn (output row r reads input row r % input_rows), each
+// with a seed of its own.
+struct cyclic_batch {
+  std::int64_t input_rows, output_rows;
+  std::vector<std::int32_t> rows;
+  std::vector<std::uint64_t> seeds;
+  device_buffer<std::int32_t> d_rows;
+  device_buffer<std::uint64_t> d_seeds;
+
+  cyclic_batch(std::int64_t inputs, std::int64_t outputs, std::mt19937_64& rng)
+      : input_rows(inputs),
+        output_rows(outputs),
+        rows(row_map(inputs, outputs)),
+        seeds(random_u64(static_cast<std::size_t>(outputs), rng)),
+        d_rows(rows),
+        d_seeds(seeds) {}
+
+  // Draws one setting (the call number is its offset) and checks every output row; nothing when a
+  // row failed its check (reported already).
+  template <class T>
+  std::optional<sampler_outputs> run_checked(const device_buffer<T>& values, const token_rows<T>& in,
+                                             const std::vector<std::vector<std::int32_t>>& orders,
+                                             const filter_setting& s, bool probabilities, int call, extras want,
+                                             const char* what) const {
+    const scankit::token_sampling_params params =
+        gathered_params(s, probabilities, d_rows.data(), d_seeds.data(), static_cast<std::uint64_t>(call));
+    sampler_outputs out = run_sampler(values, input_rows, in.vocab, output_rows, params, want);
+    if (check_rows(in, out, cases_for(output_rows, rule_of(params), seeds, {params.offset}, &rows), what, &orders)
+            .failed)
+      return std::nullopt;
+    return out;
+  }
+
+ private:
+  static std::vector<std::int32_t> row_map(std::int64_t inputs, std::int64_t outputs) {
+    std::vector<std::int32_t> map(static_cast<std::size_t>(outputs));
+    for (std::int64_t r = 0; r < outputs; ++r) map[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(r % inputs);
+    return map;
+  }
+};
+
 // Rows whose boundary holds many tokens (flat and nearly flat rows of 131072): the exact path.
 TEST(TokenSampler, FlatRowsTakeTheExactPath) {
   SCANKIT_REQUIRE_GPU();
@@ -799,25 +841,19 @@ TEST(TokenSampler, FlatRowsTakeTheExactPath) {
   const token_rows<float> in = make_rows<float>(x, input_rows, vocab);
   const auto orders = value_orders(in);
   device_buffer<float> d_values(in.raw);
-  std::vector<std::int32_t> rows(static_cast<std::size_t>(output_rows));
-  for (std::int64_t r = 0; r < output_rows; ++r) rows[r] = static_cast<std::int32_t>(r % input_rows);
-  device_buffer<std::int32_t> d_rows(rows);
-  const std::vector<std::uint64_t> seeds = random_u64(static_cast<std::size_t>(output_rows), rng);
-  device_buffer<std::uint64_t> d_seeds(seeds);
+  const cyclic_batch batch(input_rows, output_rows, rng);
   const filter_setting settings[] = {{1.0f, 70000, 0.5f, 0.0f}, {1.0f, 0, 0.5f, 0.0f},     {1.0f, 0, 1.0f, 0.99997f},
                                      {2.0f, 30000, 0.9f, 0.0f}, {0.0f, 70000, 0.5f, 0.0f}, {1.0f, 1, 1.0f, 0.0f}};
   int call = 0;
   std::int32_t highest = -1;
   for (bool probabilities : {true, false}) {
     for (const filter_setting& s : settings) {
-      const scankit::token_sampling_params params =
-          gathered_params(s, probabilities, d_rows.data(), d_seeds.data(), static_cast<std::uint64_t>(call));
-      const sampler_outputs out = run_sampler(d_values, input_rows, vocab, output_rows, params,
-                                              ++call % 2 == 0 ? extras::both : extras::logprobs);
-      if (check_rows(in, out, cases_for(output_rows, rule_of(params), seeds, {params.offset}, &rows), "flat rows",
-                     &orders)
-              .failed)
-        return;
+      const int this_call = call++;
+      const std::optional<sampler_outputs> drawn =
+          batch.run_checked(d_values, in, orders, s, probabilities, this_call,
+                            this_call % 2 == 1 ? extras::both : extras::logprobs, "flat rows");
+      if (!drawn) return;
+      const sampler_outputs& out = *drawn;
       if (s.t != 0.0f && s.k != 1) {
         // Rows 0 and 3 keep every token (ties): their draws spread over the whole row.
         std::set<std::int32_t> spread;
@@ -850,24 +886,16 @@ TEST(TokenSampler, WideRowsKeepEveryTokenAtTheFloor) {
     const std::vector<float> typical = random_logits(1, vocab, seed + vocab + 1, 2.5f, 3.0f);
     x.insert(x.end(), typical.begin(), typical.end());
     for (int i = 0; i < 8; ++i) x[rng() % x.size()] = -inf;
-    std::vector<std::int32_t> rows(static_cast<std::size_t>(output_rows));
-    for (std::int64_t r = 0; r < output_rows; ++r) rows[r] = static_cast<std::int32_t>(r % input_rows);
-    device_buffer<std::int32_t> d_rows(rows);
-    const std::vector<std::uint64_t> seeds = random_u64(static_cast<std::size_t>(output_rows), rng);
-    device_buffer<std::uint64_t> d_seeds(seeds);
+    const cyclic_batch batch(input_rows, output_rows, rng);
     for (bool probabilities : {false, true}) {
       const token_rows<float> in = make_rows<float>(probabilities ? softmax_rows(x, input_rows, vocab) : x,
                                                     input_rows, vocab);
       const auto orders = value_orders(in);
       device_buffer<float> d_values(in.raw);
       for (const filter_setting& s : settings) {
-        const scankit::token_sampling_params params =
-            gathered_params(s, probabilities, d_rows.data(), d_seeds.data(), static_cast<std::uint64_t>(call));
-        const sampler_outputs out = run_sampler(d_values, input_rows, vocab, output_rows, params,
-                                                ++call % 3 == 0 ? extras::logprobs : extras::none);
-        if (check_rows(in, out, cases_for(output_rows, rule_of(params), seeds, {params.offset}, &rows), "wide rows",
-                       &orders)
-                .failed)
+        const int this_call = call++;
+        if (!batch.run_checked(d_values, in, orders, s, probabilities, this_call,
+                               this_call % 3 == 2 ? extras::logprobs : extras::none, "wide rows"))
           return;
       }
     }

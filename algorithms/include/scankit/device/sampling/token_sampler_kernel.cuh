@@ -561,16 +561,17 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
       st.bin_p = -1;  // b_p (highest non-empty bin meeting the target)
     }
     __syncthreads();
-    // Clustered rows of probabilities at T = 1: most settle on a proposal whose bin lies wholly
-    // above tau's or wholly below it, which the bins' weights tell without the thresholds: P is in
-    // K when the weight of its bin and the bins above is below the target, out when the bins above
-    // alone reach it (the mass at or above key(P) + 1 lies between the two). These sums add the
-    // bins in another order than token_scan_bins, within 2^-40 of its sums; the verdicts keep a
-    // margin of 2^-30 of the target and leave the rest to the thresholds, so every verdict is the
-    // exact tau's. The sums are the same in every block of a cluster, which all leave here alike.
-    // Logits rows' bins are too wide for this to settle most of them, and the kernel of one block
-    // per row spills more registers with it (docs/tuning.md).
-    if (Clustered && proposals && raw && !want_mass) {
+    // Clustered proposing rows: most settle on a proposal whose bin lies wholly above tau's or
+    // wholly below it, which the bins' weights tell without the thresholds: P is in K when the
+    // weight of its bin and the bins above is below the target, out when the bins above alone
+    // reach it (the mass at or above key(P) + 1 lies between the two); a proposal in tau's bin is
+    // judged on that bin alone (below). These sums add the bins in another order than
+    // token_scan_bins, within 2^-40 of its sums; the verdicts keep a margin of 2^-30 of the target
+    // and leave the rest to the thresholds, so every verdict is the exact tau's. The sums are the
+    // same in every block of a cluster, which all leave here alike. Logits rows' bins are wide, so
+    // most of theirs take the bin's pass. The kernel of one block per row spills more registers
+    // with this block (docs/tuning.md).
+    if (Clustered && proposals && !want_mass) {
       // Zeroed before settle's barrier, which orders it before exact_masses' additions.
       if (threadIdx.x < token_first_proposals) exact_mass[0][threadIdx.x] = exact_mass[1][threadIdx.x] = 0;
       settle(0, token_first_proposals);
@@ -681,11 +682,6 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
   const std::uint32_t out_floor = collect_floor < sure_floor ? collect_floor : sure_floor;  // keys below: surely out
   const std::uint32_t retry_floor = static_cast<std::uint32_t>(lo) << token_bin_shift;
   __shared__ unsigned long long retry_entries[2];
-  // A value's key, and whether it is a valid token of tau's bin lo with its integer mass there
-  // (bin_key_mass).
-  auto lo_key_mass = [&](auto of_logits, float v, bool valid, std::uint32_t& key, std::uint32_t& mass) {
-    return bin_key_mass(of_logits, v, valid, lo, key, mass);
-  };
   // The retry pass, when no pass-1 proposal lies in K': P5 and P6 race over K', and bin lo's
   // sub-bins are counted and the one holding tau found (token_mass_search, into st.found_sub), which
   // settles nearly every verdict of theirs. Called from one place only, so that it is inlined (a
@@ -708,7 +704,7 @@ __device__ __forceinline__ void token_sample_row(const token_kernel_args<T>& a) 
         for (int q = 0; q < 4; ++q) {  // bin lo's sub-bins: a few operations per token
           sc[q] = lg ? token_logit_score(v[q], st.temperature) : 0.0f;
           std::uint32_t mass;
-          const bool in = lo_key_mass(of_logits, v[q], whole || q < n, key[q], mass);
+          const bool in = bin_key_mass(of_logits, v[q], whole || q < n, lo, key[q], mass);
           token_hist_add(sm.sub.count, sm.sub.mass, in, static_cast<int>((key[q] >> 10) & (token_bins - 1)), mass);
         }
         bool kept[4];
