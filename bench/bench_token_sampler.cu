@@ -38,6 +38,7 @@
 #include <cuda_runtime.h>
 
 #include "anchors/token_sampling_common.cuh"
+#include "scankit/device/sampling/token_keys.cuh"
 #include "scankit/token_sampler.hpp"
 
 namespace scankit_bench {
@@ -53,8 +54,7 @@ using token_bench::filter_kind;
 // a key that orders like the value, with the lowest index winning ties, into best[row] by atomicMax;
 // argmax_tokens turns the keys into tokens and zeroes them for the next launch (best starts at 0).
 __device__ __forceinline__ unsigned long long argmax_key(float x, std::uint32_t i) {
-  const std::uint32_t b = __float_as_uint(x);
-  const std::uint32_t ordered = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  const std::uint32_t ordered = scankit::device_detail::sampling::token_key(x);  // the sampler's own order
   return (static_cast<unsigned long long>(ordered) << 32) | (0xffffffffu - i);
 }
 __global__ void argmax_rows_kernel(const float4* v, std::uint32_t vocab4, std::uint32_t parts,

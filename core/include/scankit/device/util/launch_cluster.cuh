@@ -72,8 +72,9 @@ void allow_nonportable_clusters(int device) {
 // device runs at once: a cluster's blocks run on the multiprocessors of one GPU processing cluster,
 // which a partition of the GPU (MIG) may not have. Asked once per kernel, device and size (up to 16
 // blocks): the answer is kept without `bytes`, so a caller asks each kernel with one size of
-// shared memory only (a kernel launched with more or less would need its own key). A failed query (it may report an earlier launch's error, which stays for the caller to
-// see) counts as none, and is asked again.
+// shared memory only (a kernel launched with more or less would need its own key). A failed query
+// (it may report an earlier launch's error, which stays for the caller to see) counts as none, and
+// is asked again.
 template <auto Kernel>
 int resident_clusters(int device, unsigned cluster_blocks, unsigned block_threads, std::size_t bytes) {
   constexpr unsigned cached_sizes = 17;
